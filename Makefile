@@ -1,0 +1,52 @@
+# Everyday commands. `make run` and `make test` are the README's quick start.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The integration tests run a second time against this database.
+TEST_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/test
+
+.PHONY: run test test-sqlite test-postgres lint format check clean
+
+$(VENV)/.run-deps: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-deps: $(VENV)/.run-deps requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+## Install, migrate, load the demo restaurant and serve it on http://127.0.0.1:8000
+run: $(VENV)/.run-deps
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py load_demo
+	$(VENV)/bin/uvicorn a2a_site.asgi:application --host $(HOST) --port $(PORT)
+
+## Install the test tools and run the whole suite: SQLite, then integration on PostgreSQL
+test: $(VENV)/.dev-deps
+	$(PY) -m pytest
+	DATABASE_URL=$(TEST_POSTGRES_URL) $(PY) -m pytest -m integration
+
+test-sqlite: $(VENV)/.dev-deps
+	$(PY) -m pytest
+
+test-postgres: $(VENV)/.dev-deps
+	DATABASE_URL=$(TEST_POSTGRES_URL) $(PY) -m pytest
+
+lint: $(VENV)/.dev-deps
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+format: $(VENV)/.dev-deps
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+check: $(VENV)/.run-deps
+	$(PY) manage.py check --database default
+	$(PY) manage.py makemigrations --check --dry-run
+
+clean:
+	rm -rf $(VENV) db.sqlite3* test-db.sqlite3*

@@ -1,0 +1,158 @@
+"""Admin: skills are the owner's to edit; tasks are protocol state, read-only with safe actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html_join
+from django.utils.translation import gettext_lazy as _
+
+from . import registry, service
+from .auth import Caller
+from .models import Skill, Task, TaskArtifact, TaskMessage
+from .protocol.errors import A2AError
+from .protocol.types import TERMINAL_STATES, TaskIdRequest
+
+
+class SkillForm(forms.ModelForm):
+    """``handler`` is chosen from the skills registered in code."""
+
+    handler = forms.ChoiceField(choices=())
+
+    class Meta:
+        model = Skill
+        fields = (
+            "id",
+            "handler",
+            "name",
+            "description",
+            "tags",
+            "examples",
+            "input_modes",
+            "output_modes",
+            "enabled",
+            "access",
+            "order",
+        )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [
+            (key, f"{key} ({spec.name})") for key, spec in sorted(registry.all_skills().items())
+        ]
+        current = self.initial.get("handler")
+        if current and current not in registry.all_skills():
+            choices.insert(0, (current, _("%s (not registered!)") % current))
+        self.fields["handler"].choices = choices
+
+
+@admin.register(Skill)
+class SkillAdmin(admin.ModelAdmin):
+    form = SkillForm
+    list_display = ("id", "name", "handler", "enabled", "access", "order", "updated_at")
+    list_editable = ("enabled", "order")
+    list_filter = ("enabled", "access")
+    search_fields = ("id", "name", "description")
+    actions = ("enable", "disable")
+
+    @admin.action(description=_("Enable selected skills"))
+    def enable(self, request: HttpRequest, queryset: QuerySet[Skill]) -> None:
+        # Saved one by one so that the change signals move the card's marker.
+        for row in queryset:
+            row.enabled = True
+            row.save(update_fields=["enabled", "updated_at"])
+
+    @admin.action(description=_("Disable selected skills"))
+    def disable(self, request: HttpRequest, queryset: QuerySet[Skill]) -> None:
+        for row in queryset:
+            row.enabled = False
+            row.save(update_fields=["enabled", "updated_at"])
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class TaskMessageInline(ReadOnlyInline):
+    model = TaskMessage
+    fields = ("position", "role", "message_id", "text", "created_at")
+    readonly_fields = fields
+
+    @admin.display(description=_("text"))
+    def text(self, obj: TaskMessage) -> str:
+        return "\n".join(p.get("text", "") for p in obj.body.get("parts", []) if "text" in p)
+
+
+class TaskArtifactInline(ReadOnlyInline):
+    model = TaskArtifact
+    fields = ("position", "artifact_id", "name", "body", "created_at")
+    readonly_fields = fields
+
+
+@admin.register(Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = ("id", "state", "skill_id", "context_id", "owner", "status_timestamp")
+    list_filter = ("state", "skill_id")
+    search_fields = ("=id", "context_id", "owner")
+    date_hierarchy = "status_timestamp"
+    readonly_fields = (
+        "id",
+        "context_id",
+        "owner",
+        "skill_id",
+        "state",
+        "status_text",
+        "status_timestamp",
+        "metadata",
+        "skill_state",
+        "protocol_version",
+        "created_at",
+    )
+    exclude = ("status_message",)
+    inlines = (TaskMessageInline, TaskArtifactInline)
+    actions = ("cancel_tasks",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.method == "GET" and super().has_view_permission(request, obj)
+
+    @admin.display(description=_("status message"))
+    def status_text(self, obj: Task) -> str:
+        parts = (obj.status_message or {}).get("parts", [])
+        return format_html_join(
+            "\n", "<p>{}</p>", ((p.get("text", ""),) for p in parts if "text" in p)
+        )
+
+    @admin.action(description=_("Cancel selected tasks"))
+    def cancel_tasks(self, request: HttpRequest, queryset: QuerySet[Task]) -> None:
+        canceled = 0
+        for task in queryset.exclude(state__in=[s.value for s in TERMINAL_STATES]):
+            # Through the service, as the task's owner, so signals and rules apply.
+            owner = Caller(user=_owner_user(task))
+            try:
+                service.cancel_task(TaskIdRequest(id=str(task.pk)), owner)
+                canceled += 1
+            except A2AError as exc:
+                self.message_user(request, f"{task.pk}: {exc.message}", messages.WARNING)
+        self.message_user(request, _("Canceled %d task(s).") % canceled, messages.SUCCESS)
+
+
+def _owner_user(task: Task) -> Any:
+    if not task.owner.startswith("user:"):
+        return None
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.filter(pk=task.owner.removeprefix("user:")).first()

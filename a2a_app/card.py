@@ -1,0 +1,115 @@
+"""The public agent card, built from ``A2A_APP`` and the enabled public skills.
+
+The serialized card is cached per web process, keyed by the skills' change marker and
+the base URL, with a strong ETag (a hash of the exact bytes served) and Last-Modified
+(when a skill last changed). A settings change clears the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.core.signals import setting_changed
+from django.http import HttpRequest
+from django.urls import reverse
+
+from .conf import a2a_settings
+from .protocol.versions import V1_0
+from .skills import Catalogue, get_catalogue
+
+# When no skill has ever changed (e.g. conformance mode), the card dates from start-up.
+_STARTED_AT = datetime.now(UTC).replace(microsecond=0)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedCard:
+    body: bytes
+    etag: str
+    last_modified: datetime
+
+
+_cache: dict[tuple[Any, str], RenderedCard] = {}
+_lock = threading.Lock()
+
+
+def base_url(request: HttpRequest) -> str:
+    configured = a2a_settings.PUBLIC_URL
+    if configured:
+        return configured.rstrip("/")
+    return f"{request.scheme}://{request.get_host()}"
+
+
+def interfaces(root: str) -> list[dict[str, str]]:
+    return [
+        {
+            "url": root + reverse("a2a_app:jsonrpc"),
+            "protocolBinding": "JSONRPC",
+            "protocolVersion": V1_0,
+        }
+    ]
+
+
+def build_card(root: str, catalogue: Catalogue) -> dict[str, Any]:
+    """The AgentCard as v1.0 ProtoJSON; REQUIRED fields always present."""
+    s = a2a_settings
+    capabilities: dict[str, Any] = {
+        "streaming": False,
+        "pushNotifications": False,
+        "extendedAgentCard": False,
+    }
+    if s.EXTENSIONS:
+        capabilities["extensions"] = list(s.EXTENSIONS)
+    card: dict[str, Any] = {
+        "name": s.NAME,
+        "description": s.DESCRIPTION,
+        "supportedInterfaces": interfaces(root),
+        "version": s.VERSION,
+        "capabilities": capabilities,
+        "defaultInputModes": list(s.DEFAULT_INPUT_MODES),
+        "defaultOutputModes": list(s.DEFAULT_OUTPUT_MODES),
+        "skills": [skill.to_card() for skill in catalogue.enabled if skill.access == "public"],
+    }
+    if s.PROVIDER:
+        card["provider"] = dict(s.PROVIDER)
+    if s.DOCUMENTATION_URL:
+        card["documentationUrl"] = s.DOCUMENTATION_URL
+    if s.ICON_URL:
+        card["iconUrl"] = s.ICON_URL
+    if s.SECURITY_SCHEMES:
+        card["securitySchemes"] = dict(s.SECURITY_SCHEMES)
+    if s.SECURITY_REQUIREMENTS:
+        card["securityRequirements"] = list(s.SECURITY_REQUIREMENTS)
+    return card
+
+
+def rendered_card(request: HttpRequest) -> RenderedCard:
+    catalogue = get_catalogue()
+    root = base_url(request)
+    key = (catalogue.version, root)
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    body = json.dumps(build_card(root, catalogue), separators=(",", ":")).encode()
+    last_modified = catalogue.version or _STARTED_AT
+    rendered = RenderedCard(
+        body=body,
+        etag='"' + hashlib.sha256(body).hexdigest()[:32] + '"',
+        last_modified=last_modified.replace(microsecond=0),
+    )
+    with _lock:
+        if len(_cache) > 64:  # many Host headers: don't grow without bound
+            _cache.clear()
+        _cache[key] = rendered
+    return rendered
+
+
+def _clear(**kwargs: Any) -> None:
+    _cache.clear()
+
+
+setting_changed.connect(_clear)

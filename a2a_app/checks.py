@@ -1,0 +1,68 @@
+"""System checks (``manage.py check``): configuration mistakes caught at start-up."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.checks import Error, Tags, Warning, register
+from django.db import DatabaseError
+
+from . import registry
+from .conf import DEFAULTS, SETTING_NAME, a2a_settings
+
+
+@register()
+def check_settings(app_configs: Any = None, **kwargs: Any) -> list:
+    from django.conf import settings
+
+    errors = []
+    user = getattr(settings, SETTING_NAME, {}) or {}
+    if not isinstance(user, dict):
+        return [Error(f"{SETTING_NAME} must be a dict.", id="a2a_app.E001")]
+    for key in sorted(set(user) - set(DEFAULTS)):
+        errors.append(
+            Error(
+                f"{SETTING_NAME}[{key!r}] is not a known setting.",
+                hint=f"Known settings: {', '.join(sorted(DEFAULTS))}.",
+                id="a2a_app.E002",
+            )
+        )
+    for key in ("AUTHENTICATION_CLASSES", "ROUTER"):
+        try:
+            getattr(a2a_settings, key)
+        except ImportError as exc:
+            errors.append(Error(str(exc), id="a2a_app.E003"))
+    public_url = user.get("PUBLIC_URL")
+    if public_url and not str(public_url).startswith(("http://", "https://")):
+        errors.append(
+            Error(
+                f"{SETTING_NAME}['PUBLIC_URL'] must be an absolute http(s) URL.",
+                hint="For example 'https://www.example.com'.",
+                id="a2a_app.E004",
+            )
+        )
+    return errors
+
+
+@register(Tags.database)
+def check_skill_handlers(app_configs: Any = None, **kwargs: Any) -> list:
+    """Rows whose handler is no longer registered (run with ``check --database default``)."""
+    from .models import Skill
+
+    problems = []
+    try:
+        rows = list(Skill.objects.values_list("id", "handler", "enabled"))
+    except DatabaseError:
+        return []  # not migrated yet: nothing to check
+    known = registry.all_skills()
+    for skill_id, handler, enabled in rows:
+        if handler not in known:
+            problems.append(
+                (Error if enabled else Warning)(
+                    f"Skill {skill_id!r} uses handler {handler!r}, which is not registered.",
+                    hint="Register it with @skill in an app's a2a_skills.py, or change the row "
+                    "in the admin. Known handlers: " + (", ".join(sorted(known)) or "none"),
+                    id="a2a_app.E010" if enabled else "a2a_app.W010",
+                )
+            )
+    return problems

@@ -1,0 +1,108 @@
+"""The ``A2A_APP`` settings dict: documented defaults, lazily resolved import strings.
+
+Read settings as ``a2a_settings.NAME``. Values named in ``IMPORT_STRINGS`` are imported
+on first access (a list of strings becomes a list of objects); an import error names
+the setting. ``override_settings(A2A_APP=...)`` works because the cache is dropped on
+Django's ``setting_changed`` signal.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.utils.module_loading import import_string
+
+SETTING_NAME = "A2A_APP"
+
+DEFAULTS: dict[str, Any] = {
+    # --- the agent card -------------------------------------------------------------
+    "NAME": "Django A2A agent",
+    "DESCRIPTION": "An A2A agent served by a Django site.",
+    # The agent's own version (not the protocol's).
+    "VERSION": "1.0.0",
+    # {"organization": "...", "url": "https://..."} or None.
+    "PROVIDER": None,
+    "DOCUMENTATION_URL": None,
+    "ICON_URL": None,
+    # Absolute base URL for the interfaces in the card ("https://example.com"). None:
+    # built from each request (scheme and host), which needs a correct ALLOWED_HOSTS
+    # and, behind a proxy, SECURE_PROXY_SSL_HEADER.
+    "PUBLIC_URL": None,
+    "DEFAULT_INPUT_MODES": ["text/plain", "application/json"],
+    "DEFAULT_OUTPUT_MODES": ["text/plain", "application/json"],
+    # Card fields passed through as v1.0 ProtoJSON.
+    "SECURITY_SCHEMES": {},
+    "SECURITY_REQUIREMENTS": [],
+    # AgentExtension objects ({"uri", "description", "required", "params"}).
+    "EXTENSIONS": [],
+    # Cache-Control max-age of the agent card, in seconds.
+    "CARD_MAX_AGE": 300,
+    # How long a web process trusts its cached copy of the skills' change marker.
+    "CARD_REVALIDATE_SECONDS": 5,
+    # --- requests -------------------------------------------------------------------------
+    # DRF authentication classes that identify the caller; anonymous when none does.
+    "AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
+    # Larger request bodies are refused before parsing.
+    "MAX_REQUEST_BYTES": 1024 * 1024,
+    # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
+    "ROUTER": "a2a_app.routing.route_message",
+    # --- conformance ------------------------------------------------------------------
+    # Serve only the built-in "conformance" skill, for external conformance suites.
+    "CONFORMANCE_MODE": False,
+}
+
+IMPORT_STRINGS = ("AUTHENTICATION_CLASSES", "ROUTER")
+
+
+class A2ASettings:
+    def __init__(self, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self._cached: dict[str, Any] = {}
+
+    @property
+    def user_settings(self) -> dict[str, Any]:
+        return getattr(settings, SETTING_NAME, {}) or {}
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr not in self.defaults:
+            raise AttributeError(f"Invalid {SETTING_NAME} setting: {attr!r}")
+        if attr in self._cached:
+            return self._cached[attr]
+        value = self.user_settings.get(attr, self.defaults[attr])
+        if attr in IMPORT_STRINGS:
+            value = _perform_import(value, attr)
+        self._cached[attr] = value
+        return value
+
+    def reload(self) -> None:
+        self._cached.clear()
+
+
+def _perform_import(value: Any, setting: str) -> Any:
+    if isinstance(value, str):
+        return _import(value, setting)
+    if isinstance(value, (list, tuple)):
+        return [_import(item, setting) if isinstance(item, str) else item for item in value]
+    return value
+
+
+def _import(path: str, setting: str) -> Any:
+    try:
+        return import_string(path)
+    except ImportError as exc:
+        raise ImportError(
+            f"Could not import {path!r} for setting {SETTING_NAME}[{setting!r}]: {exc}"
+        ) from exc
+
+
+a2a_settings = A2ASettings(DEFAULTS)
+
+
+def _reload(*, setting: str, **kwargs: Any) -> None:
+    if setting == SETTING_NAME:
+        a2a_settings.reload()
+
+
+setting_changed.connect(_reload)

@@ -1,0 +1,96 @@
+"""The ``conformance`` skill: deterministic behaviours for external A2A conformance suites.
+
+Served alone when ``A2A_APP["CONFORMANCE_MODE"]`` is on (the demo site: ``A2A_CONFORMANCE=1``).
+The messageId prefix is checked first, then the text:
+
+=========================  ==========================================================
+``tck-complete-task``      completed, agent message "Hello from TCK"
+``tck-artifact-text``      completed, artifact text "Generated text content"
+``tck-artifact-file-url``  completed, artifact url https://example.com/output.txt
+``tck-artifact-file``      completed, artifact raw file ``output.txt`` (text/plain)
+``tck-artifact-data``      completed, artifact data {"key": "value", "count": 42}
+``tck-message-response``   direct Message "Direct message response"
+``tck-input-required``     input-required
+``tck-reject-task``        rejected
+other ``tck-``             completed
+text ``message …``         direct Message ``echo: <text>``
+text ``input …``           input-required
+text ``sleep N``           working for N seconds (at most 60), then completed
+text ``fail``              failed
+anything else              completed, artifact ``echo`` with text ``echo: <text>``
+=========================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import time
+
+from .context import Outcome, SkillContext, data_artifact, file_artifact, text_artifact
+from .registry import skill
+
+MAX_SLEEP_SECONDS = 60
+
+
+def _by_message_id(ctx: SkillContext) -> Outcome | None:
+    message_id = ctx.message.message_id
+    if not message_id.startswith("tck-"):
+        return None
+    if message_id.startswith("tck-complete-task"):
+        return ctx.complete(message="Hello from TCK")
+    if message_id.startswith("tck-artifact-text"):
+        return ctx.complete(artifacts=[text_artifact("Generated text content", name="text")])
+    if message_id.startswith("tck-artifact-file-url"):
+        artifact = file_artifact(
+            url="https://example.com/output.txt",
+            filename="output.txt",
+            media_type="text/plain",
+            name="file",
+        )
+        return ctx.complete(artifacts=[artifact])
+    if message_id.startswith("tck-artifact-file"):
+        artifact = file_artifact(
+            content=b"Generated file content",
+            filename="output.txt",
+            media_type="text/plain",
+            name="file",
+        )
+        return ctx.complete(artifacts=[artifact])
+    if message_id.startswith("tck-artifact-data"):
+        return ctx.complete(artifacts=[data_artifact({"key": "value", "count": 42}, name="data")])
+    if message_id.startswith("tck-message-response"):
+        return ctx.reply("Direct message response")
+    if message_id.startswith("tck-input-required"):
+        return ctx.ask("Please provide more input.")
+    if message_id.startswith("tck-reject-task"):
+        return ctx.reject("Task rejected by the conformance agent.")
+    return ctx.complete(message="Task completed.")
+
+
+def _by_text(ctx: SkillContext) -> Outcome:
+    text = ctx.text.strip()
+    command = text.split(maxsplit=1)[0].lower() if text else ""
+    if command == "message":
+        return ctx.reply(f"echo: {text}")
+    if command == "input":
+        return ctx.ask(f"More input needed: {text}")
+    if command == "sleep":
+        try:
+            seconds = float(text.split()[1])
+        except (IndexError, ValueError):
+            seconds = 1.0
+        time.sleep(max(0.0, min(seconds, MAX_SLEEP_SECONDS)))
+        return ctx.complete(f"echo: {text}", name="echo")
+    if command == "fail":
+        return ctx.fail("Failed as requested.")
+    return ctx.complete(f"echo: {text}", name="echo")
+
+
+@skill(
+    "conformance",
+    name="Conformance",
+    description="Deterministic echo behaviours for A2A conformance suites.",
+    tags=["conformance", "echo", "test"],
+    examples=["hello", "message hi", "input more", "sleep 2", "fail"],
+)
+def conformance(ctx: SkillContext) -> Outcome:
+    return _by_message_id(ctx) or _by_text(ctx)

@@ -1,0 +1,104 @@
+"""Running a skill handler and turning what it returns into task state.
+
+Kept apart from the service so that the same code runs a skill inline (in the request)
+and, later, in a worker: build a :class:`SkillContext`, call :func:`run_handler`, then
+:func:`resolve_outcome` gives the new state, status message and artifacts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from .context import (
+    Completed,
+    Failed,
+    InputRequired,
+    Outcome,
+    Rejected,
+    Reply,
+    SkillContext,
+    agent_message,
+)
+from .protocol.types import Artifact, Message, Part, TaskState
+
+logger = logging.getLogger("a2a_app.calls")
+
+SAFE_FAILURE_TEXT = "The skill failed unexpectedly. The site has logged the error."
+
+
+@dataclass(slots=True)
+class Resolution:
+    """What an outcome does to a task."""
+
+    state: TaskState
+    status_message: Message | None = None
+    artifacts: list[Artifact] = field(default_factory=list)
+    #: A direct Message answer; only a new task may be answered this way.
+    reply: Message | None = None
+
+
+def run_handler(ctx: SkillContext) -> Outcome:
+    """Call the skill's handler; an exception (or a bad return value) becomes Failed.
+
+    The handler runs in a savepoint so that a failure rolls back its own writes while
+    the task's FAILED state is still recorded by the surrounding transaction.
+    """
+    spec = ctx.skill.spec
+    started = time.perf_counter()
+    if spec is None:
+        outcome: Outcome = Failed(f"Skill {ctx.skill.id!r} has no handler on this site.")
+        logger.error("skill=%s handler=%s missing", ctx.skill.id, ctx.skill.handler_key)
+    else:
+        try:
+            with transaction.atomic():
+                outcome = _coerce(spec.handler(ctx), ctx)
+        except Exception:
+            logger.exception(
+                "skill=%s task=%s context=%s raised", ctx.skill.id, ctx.task_id, ctx.context_id
+            )
+            outcome = Failed(SAFE_FAILURE_TEXT)
+    logger.info(
+        "skill=%s task=%s context=%s outcome=%s ms=%.1f",
+        ctx.skill.id,
+        ctx.task_id,
+        ctx.context_id,
+        type(outcome).__name__,
+        (time.perf_counter() - started) * 1000,
+    )
+    return outcome
+
+
+def _coerce(result: object, ctx: SkillContext) -> Outcome:
+    if isinstance(result, (Completed, InputRequired, Rejected, Failed, Reply)):
+        return result
+    if isinstance(result, str):
+        return ctx.complete(result)
+    raise TypeError(f"Skill handler returned {type(result).__name__}, not an outcome")
+
+
+def resolve_outcome(outcome: Outcome, *, task_id: str, context_id: str) -> Resolution:
+    def says(*parts: Part) -> Message:
+        return agent_message(list(parts), context_id=context_id, task_id=task_id)
+
+    if isinstance(outcome, Completed):
+        message = says(Part.text_part(outcome.message)) if outcome.message else None
+        return Resolution(TaskState.COMPLETED, message, list(outcome.artifacts))
+    if isinstance(outcome, InputRequired):
+        data = dict(outcome.data) if isinstance(outcome.data, dict) else {}
+        if outcome.data is not None and not isinstance(outcome.data, dict):
+            data["value"] = outcome.data
+        data.setdefault("missing", list(outcome.missing))
+        return Resolution(
+            TaskState.INPUT_REQUIRED, says(Part.text_part(outcome.question), Part.data_part(data))
+        )
+    if isinstance(outcome, Rejected):
+        return Resolution(TaskState.REJECTED, says(Part.text_part(outcome.reason)))
+    if isinstance(outcome, Failed):
+        return Resolution(TaskState.FAILED, says(Part.text_part(outcome.reason)))
+    # Reply: a direct Message. On an existing task it closes the exchange as its answer.
+    message = says(*outcome.parts)
+    return Resolution(TaskState.COMPLETED, message, reply=message)

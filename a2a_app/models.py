@@ -1,0 +1,157 @@
+"""Persistent A2A state: skills as the site owner configures them, and tasks.
+
+A task's history and artifacts live in their own tables, ordered by ``position``, so
+reading the last N messages of a long task is one indexed query (see the query-count
+tests). Message and artifact bodies are stored as their v1.0 wire JSON: they are
+protocol data, written once and served back as they are.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.core.validators import RegexValidator
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .protocol.types import TERMINAL_STATES, TaskState
+
+
+class Skill(models.Model):
+    """A skill as the site owner publishes it; ``handler`` picks the code from the registry."""
+
+    class Access(models.TextChoices):
+        PUBLIC = "public", _("Anyone, signed in or not")
+        AUTHENTICATED = "authenticated", _("Signed-in callers only")
+
+    id = models.CharField(
+        primary_key=True,
+        max_length=100,
+        validators=[RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")],
+        help_text=_("The skill id shown in the agent card, e.g. 'make-reservation'."),
+    )
+    handler = models.CharField(
+        max_length=200, help_text=_("The registry key of the code that runs this skill.")
+    )
+    name = models.CharField(max_length=200)
+    description = models.TextField()
+    tags = models.JSONField(default=list, blank=True, help_text=_("A list of keywords."))
+    examples = models.JSONField(
+        default=list, blank=True, help_text=_("Example requests, one string each.")
+    )
+    input_modes = models.JSONField(
+        default=list, blank=True, help_text=_("Media types; empty means the card's defaults.")
+    )
+    output_modes = models.JSONField(
+        default=list, blank=True, help_text=_("Media types; empty means the card's defaults.")
+    )
+    enabled = models.BooleanField(default=True)
+    access = models.CharField(max_length=20, choices=Access.choices, default=Access.PUBLIC)
+    order = models.PositiveIntegerField(default=0, help_text=_("Position in the agent card."))
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("order", "id")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class CatalogChange(models.Model):
+    """One row recording when any skill last changed: the agent card's cache key.
+
+    Like django-celery-beat's ``PeriodicTasks``: bumped by signals on every Skill save
+    or delete, read by every web process to know whether its cached card is stale.
+    """
+
+    ident = models.SmallIntegerField(primary_key=True, default=1, editable=False)
+    changed_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"skills changed at {self.changed_at:%Y-%m-%d %H:%M:%S}"
+
+
+TASK_STATE_CHOICES = [(s.value, s.name.replace("_", " ").lower()) for s in TaskState][1:]
+
+
+class Task(models.Model):
+    """One A2A task. ``owner`` is the caller scope (see ``a2a_app.auth``)."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    context_id = models.CharField(max_length=200, db_index=True)
+    owner = models.CharField(max_length=200, blank=True, help_text=_("Empty for anonymous."))
+    # A plain id rather than a foreign key: deleting a Skill row must not rewrite history.
+    skill_id = models.CharField(max_length=100, blank=True)
+    state = models.CharField(max_length=32, choices=TASK_STATE_CHOICES)
+    status_message = models.JSONField(null=True, blank=True)
+    status_timestamp = models.DateTimeField()
+    metadata = models.JSONField(default=dict, blank=True)
+    #: The handler's per-task scratch space (``SkillContext.state``).
+    skill_state = models.JSONField(default=dict, blank=True)
+    protocol_version = models.CharField(max_length=10, default="1.0")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("-status_timestamp", "-id")
+        indexes = [
+            models.Index(
+                fields=["owner", "-status_timestamp", "-id"], name="a2a_task_owner_recent"
+            ),
+            models.Index(
+                fields=["owner", "context_id", "-status_timestamp", "-id"],
+                name="a2a_task_owner_ctx_recent",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.id} ({self.get_state_display()})"
+
+    @property
+    def task_state(self) -> TaskState:
+        return TaskState(self.state)
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.task_state in TERMINAL_STATES
+
+
+class TaskMessage(models.Model):
+    """One message of a task's history, in order."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="messages")
+    position = models.PositiveIntegerField()
+    message_id = models.CharField(max_length=200)
+    role = models.CharField(max_length=20)
+    body = models.JSONField(help_text=_("The message as v1.0 wire JSON."))
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("task", "position")
+        constraints = [
+            models.UniqueConstraint(fields=["task", "position"], name="a2a_message_task_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.role} message {self.message_id}"
+
+
+class TaskArtifact(models.Model):
+    """One artifact of a task, in the order it was produced."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="artifacts")
+    position = models.PositiveIntegerField()
+    artifact_id = models.CharField(max_length=200)
+    name = models.CharField(max_length=200, blank=True)
+    body = models.JSONField(help_text=_("The artifact as v1.0 wire JSON."))
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("task", "position")
+        constraints = [
+            models.UniqueConstraint(fields=["task", "position"], name="a2a_artifact_task_position"),
+            models.UniqueConstraint(fields=["task", "artifact_id"], name="a2a_artifact_task_id"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name or self.artifact_id

@@ -1,0 +1,440 @@
+"""A2A v1.0 wire objects: parse and validate ProtoJSON in, serialize ProtoJSON out.
+
+Parsing accepts camelCase and snake_case field names, enum names or numbers, numeric
+strings for integers and lenient timestamps; serializing emits camelCase, enum names
+and UTC timestamps with ``Z`` (spec reference §1). Every validation failure raises
+:class:`InvalidParamsError` naming the failing field by its wire path.
+
+This module imports nothing from Django so the protocol can be used and tested alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import enum
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .errors import InvalidParamsError
+
+JSON = dict[str, Any]
+
+_CAMEL_RE = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+class TaskState(enum.StrEnum):
+    UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
+    SUBMITTED = "TASK_STATE_SUBMITTED"
+    WORKING = "TASK_STATE_WORKING"
+    COMPLETED = "TASK_STATE_COMPLETED"
+    FAILED = "TASK_STATE_FAILED"
+    CANCELED = "TASK_STATE_CANCELED"
+    INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
+    REJECTED = "TASK_STATE_REJECTED"
+    AUTH_REQUIRED = "TASK_STATE_AUTH_REQUIRED"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in TERMINAL_STATES
+
+    @property
+    def is_interrupted(self) -> bool:
+        return self in INTERRUPTED_STATES
+
+
+TERMINAL_STATES = frozenset(
+    {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED}
+)
+INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
+# Proto enum numbers, accepted on input as ProtoJSON allows.
+_TASK_STATE_NUMBERS = dict(enumerate(TaskState))
+
+
+class Role(enum.StrEnum):
+    UNSPECIFIED = "ROLE_UNSPECIFIED"
+    USER = "ROLE_USER"
+    AGENT = "ROLE_AGENT"
+
+
+_ROLE_NUMBERS = dict(enumerate(Role))
+
+
+# --- low-level readers -----------------------------------------------------------------
+
+
+def _snake(name: str) -> str:
+    return _CAMEL_RE.sub("_", name).lower()
+
+
+def get_field(obj: JSON, name: str) -> Any:
+    """Read a field by its camelCase name, falling back to the snake_case spelling."""
+    if name in obj:
+        return obj[name]
+    return obj.get(_snake(name))
+
+
+def require_object(value: Any, path: str) -> JSON:
+    if not isinstance(value, dict):
+        raise InvalidParamsError.for_field(path, "must be a JSON object")
+    return value
+
+
+def read_object(obj: JSON, name: str, path: str, *, required: bool = False) -> JSON | None:
+    value = get_field(obj, name)
+    if value is None:
+        if required:
+            raise InvalidParamsError.for_field(f"{path}{name}", "is required")
+        return None
+    return require_object(value, f"{path}{name}")
+
+
+def read_str(obj: JSON, name: str, path: str, *, required: bool = False) -> str | None:
+    value = get_field(obj, name)
+    if value is None or (required and value == ""):
+        if required:
+            raise InvalidParamsError.for_field(f"{path}{name}", "is required")
+        return None
+    if not isinstance(value, str):
+        raise InvalidParamsError.for_field(f"{path}{name}", "must be a string")
+    return value
+
+
+def read_bool(obj: JSON, name: str, path: str) -> bool | None:
+    value = get_field(obj, name)
+    if value is None:
+        return None
+    if not isinstance(value, bool):
+        raise InvalidParamsError.for_field(f"{path}{name}", "must be true or false")
+    return value
+
+
+def read_int(
+    obj: JSON, name: str, path: str, *, minimum: int | None = None, maximum: int | None = None
+) -> int | None:
+    value = get_field(obj, name)
+    if value is None:
+        return None
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidParamsError.for_field(f"{path}{name}", "must be an integer")
+    if minimum is not None and value < minimum:
+        raise InvalidParamsError.for_field(f"{path}{name}", f"must be at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise InvalidParamsError.for_field(f"{path}{name}", f"must be at most {maximum}")
+    return value
+
+
+def read_str_list(obj: JSON, name: str, path: str) -> list[str]:
+    value = get_field(obj, name)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InvalidParamsError.for_field(f"{path}{name}", "must be a list of strings")
+    return value
+
+
+def read_task_state(obj: JSON, name: str, path: str) -> TaskState | None:
+    value = get_field(obj, name)
+    if value is None:
+        return None
+    return parse_task_state(value, f"{path}{name}")
+
+
+def parse_task_state(value: Any, path: str) -> TaskState | None:
+    try:
+        state = _TASK_STATE_NUMBERS[value] if isinstance(value, int) else TaskState(value)
+    except (KeyError, ValueError):
+        raise InvalidParamsError.for_field(path, f"unknown task state {value!r}") from None
+    return None if state is TaskState.UNSPECIFIED else state
+
+
+def parse_timestamp(value: Any, path: str) -> datetime:
+    if not isinstance(value, str):
+        raise InvalidParamsError.for_field(path, "must be an RFC 3339 timestamp string")
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise InvalidParamsError.for_field(path, "must be an RFC 3339 timestamp") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
+
+
+def format_timestamp(value: datetime) -> str:
+    """UTC, millisecond precision, ``Z`` suffix (spec §5.6.1)."""
+    value = value.astimezone(UTC)
+    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+
+
+def _normalize_base64(value: Any, path: str) -> str:
+    """Accept standard or URL-safe, padded or not; return standard padded base64."""
+    if not isinstance(value, str):
+        raise InvalidParamsError.for_field(path, "must be a base64 string")
+    text = value.strip().replace("-", "+").replace("_", "/")
+    text += "=" * (-len(text) % 4)
+    try:
+        return base64.b64encode(base64.b64decode(text, validate=True)).decode("ascii")
+    except (binascii.Error, ValueError):
+        raise InvalidParamsError.for_field(path, "is not valid base64") from None
+
+
+def _put(out: JSON, name: str, value: Any) -> None:
+    """ProtoJSON omits unset and default-valued implicit-presence fields."""
+    if value:
+        out[name] = value
+
+
+# --- core objects ------------------------------------------------------------------------
+
+PART_KINDS = ("text", "raw", "url", "data")
+
+
+@dataclass(slots=True)
+class Part:
+    """One piece of content. ``kind`` says which member of the proto ``oneof`` is set."""
+
+    kind: str
+    content: Any
+    media_type: str = ""
+    filename: str = ""
+    metadata: JSON = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, obj: Any, path: str) -> Part:
+        obj = require_object(obj, path)
+        present = [kind for kind in PART_KINDS if kind in obj]
+        if len(present) != 1:
+            raise InvalidParamsError.for_field(
+                path, "exactly one of text, raw, url or data must be set"
+            )
+        kind = present[0]
+        content = obj[kind]
+        if kind == "text" or kind == "url":
+            if not isinstance(content, str):
+                raise InvalidParamsError.for_field(f"{path}.{kind}", "must be a string")
+        elif kind == "raw":
+            content = _normalize_base64(content, f"{path}.raw")
+        return cls(
+            kind=kind,
+            content=content,
+            media_type=read_str(obj, "mediaType", f"{path}.") or "",
+            filename=read_str(obj, "filename", f"{path}.") or "",
+            metadata=read_object(obj, "metadata", f"{path}.") or {},
+        )
+
+    def to_wire(self) -> JSON:
+        out: JSON = {self.kind: self.content}
+        _put(out, "mediaType", self.media_type)
+        _put(out, "filename", self.filename)
+        _put(out, "metadata", self.metadata)
+        return out
+
+    @classmethod
+    def text_part(cls, text: str) -> Part:
+        return cls(kind="text", content=text)
+
+    @classmethod
+    def data_part(cls, data: Any) -> Part:
+        return cls(kind="data", content=data, media_type="application/json")
+
+
+def _parse_parts(obj: JSON, path: str) -> list[Part]:
+    parts = get_field(obj, "parts")
+    if parts is None:
+        raise InvalidParamsError.for_field(f"{path}parts", "is required")
+    if not isinstance(parts, list):
+        raise InvalidParamsError.for_field(f"{path}parts", "must be a list")
+    if not parts:
+        raise InvalidParamsError.for_field(f"{path}parts", "at least one part is required")
+    return [Part.from_wire(part, f"{path}parts[{i}]") for i, part in enumerate(parts)]
+
+
+@dataclass(slots=True)
+class Message:
+    message_id: str
+    role: Role
+    parts: list[Part]
+    context_id: str = ""
+    task_id: str = ""
+    metadata: JSON = field(default_factory=dict)
+    extensions: list[str] = field(default_factory=list)
+    reference_task_ids: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_wire(cls, obj: Any, path: str = "message") -> Message:
+        obj = require_object(obj, path)
+        prefix = f"{path}."
+        role_value = get_field(obj, "role")
+        try:
+            role = _ROLE_NUMBERS[role_value] if isinstance(role_value, int) else Role(role_value)
+        except (KeyError, ValueError):
+            role = Role.UNSPECIFIED
+        if role is Role.UNSPECIFIED:
+            raise InvalidParamsError.for_field(f"{prefix}role", "must be ROLE_USER or ROLE_AGENT")
+        return cls(
+            message_id=read_str(obj, "messageId", prefix, required=True),
+            role=role,
+            parts=_parse_parts(obj, prefix),
+            context_id=read_str(obj, "contextId", prefix) or "",
+            task_id=read_str(obj, "taskId", prefix) or "",
+            metadata=read_object(obj, "metadata", prefix) or {},
+            extensions=read_str_list(obj, "extensions", prefix),
+            reference_task_ids=read_str_list(obj, "referenceTaskIds", prefix),
+        )
+
+    def to_wire(self) -> JSON:
+        out: JSON = {"messageId": self.message_id, "role": self.role.value}
+        _put(out, "contextId", self.context_id)
+        _put(out, "taskId", self.task_id)
+        out["parts"] = [part.to_wire() for part in self.parts]
+        _put(out, "metadata", self.metadata)
+        _put(out, "extensions", self.extensions)
+        _put(out, "referenceTaskIds", self.reference_task_ids)
+        return out
+
+    @property
+    def text(self) -> str:
+        """The text parts joined by newlines: what most skills want to read."""
+        return "\n".join(p.content for p in self.parts if p.kind == "text")
+
+
+@dataclass(slots=True)
+class Artifact:
+    artifact_id: str
+    parts: list[Part]
+    name: str = ""
+    description: str = ""
+    metadata: JSON = field(default_factory=dict)
+    extensions: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_wire(cls, obj: Any, path: str = "artifact") -> Artifact:
+        obj = require_object(obj, path)
+        prefix = f"{path}."
+        return cls(
+            artifact_id=read_str(obj, "artifactId", prefix, required=True),
+            parts=_parse_parts(obj, prefix),
+            name=read_str(obj, "name", prefix) or "",
+            description=read_str(obj, "description", prefix) or "",
+            metadata=read_object(obj, "metadata", prefix) or {},
+            extensions=read_str_list(obj, "extensions", prefix),
+        )
+
+    def to_wire(self) -> JSON:
+        out: JSON = {"artifactId": self.artifact_id}
+        _put(out, "name", self.name)
+        _put(out, "description", self.description)
+        out["parts"] = [part.to_wire() for part in self.parts]
+        _put(out, "metadata", self.metadata)
+        _put(out, "extensions", self.extensions)
+        return out
+
+
+# --- requests ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class SendMessageConfiguration:
+    accepted_output_modes: list[str] = field(default_factory=list)
+    history_length: int | None = None
+    return_immediately: bool = False
+    push_notification_config: JSON | None = None
+
+    @classmethod
+    def from_wire(cls, obj: Any, path: str = "configuration") -> SendMessageConfiguration:
+        if obj is None:
+            return cls()
+        obj = require_object(obj, path)
+        prefix = f"{path}."
+        return cls(
+            accepted_output_modes=read_str_list(obj, "acceptedOutputModes", prefix),
+            history_length=read_int(obj, "historyLength", prefix, minimum=0),
+            return_immediately=bool(read_bool(obj, "returnImmediately", prefix)),
+            push_notification_config=read_object(obj, "taskPushNotificationConfig", prefix),
+        )
+
+
+@dataclass(slots=True)
+class SendMessageRequest:
+    message: Message
+    configuration: SendMessageConfiguration
+    metadata: JSON = field(default_factory=dict)
+    tenant: str = ""
+
+    @classmethod
+    def from_wire(cls, params: JSON) -> SendMessageRequest:
+        message_obj = get_field(params, "message")
+        if message_obj is None:
+            raise InvalidParamsError.for_field("message", "is required")
+        message = Message.from_wire(message_obj, "message")
+        if message.role is not Role.USER:
+            raise InvalidParamsError.for_field("message.role", "must be ROLE_USER")
+        return cls(
+            message=message,
+            configuration=SendMessageConfiguration.from_wire(get_field(params, "configuration")),
+            metadata=read_object(params, "metadata", "") or {},
+            tenant=read_str(params, "tenant", "") or "",
+        )
+
+
+@dataclass(slots=True)
+class GetTaskRequest:
+    id: str
+    history_length: int | None = None
+
+    @classmethod
+    def from_wire(cls, params: JSON) -> GetTaskRequest:
+        return cls(
+            id=read_str(params, "id", "", required=True),
+            history_length=read_int(params, "historyLength", "", minimum=0),
+        )
+
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 100
+
+
+@dataclass(slots=True)
+class ListTasksRequest:
+    context_id: str = ""
+    status: TaskState | None = None
+    page_size: int = DEFAULT_PAGE_SIZE
+    page_token: str = ""
+    history_length: int | None = None
+    status_timestamp_after: datetime | None = None
+    include_artifacts: bool = False
+
+    @classmethod
+    def from_wire(cls, params: JSON) -> ListTasksRequest:
+        after = get_field(params, "statusTimestampAfter")
+        page_size = read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE)
+        return cls(
+            context_id=read_str(params, "contextId", "") or "",
+            status=read_task_state(params, "status", ""),
+            page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
+            page_token=read_str(params, "pageToken", "") or "",
+            history_length=read_int(params, "historyLength", "", minimum=0),
+            status_timestamp_after=(
+                None if after is None else parse_timestamp(after, "statusTimestampAfter")
+            ),
+            include_artifacts=bool(read_bool(params, "includeArtifacts", "")),
+        )
+
+
+@dataclass(slots=True)
+class TaskIdRequest:
+    """CancelTask and SubscribeToTask: an id and free-form metadata."""
+
+    id: str
+    metadata: JSON = field(default_factory=dict)
+
+    @classmethod
+    def from_wire(cls, params: JSON) -> TaskIdRequest:
+        return cls(
+            id=read_str(params, "id", "", required=True),
+            metadata=read_object(params, "metadata", "") or {},
+        )

@@ -1,0 +1,119 @@
+"""The skill registry: handlers defined in code with ``@skill``, discovered per app.
+
+Each installed app may have an ``a2a_skills.py`` module; :func:`autodiscover` (called
+from ``AppConfig.ready``) imports them so their decorators run. The registry holds the
+code side of a skill; the ``Skill`` model row holds what the site owner edits in the
+admin (name, description, tags, enabled...), and its ``handler`` names a registry key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from django.utils.module_loading import autodiscover_modules
+
+if TYPE_CHECKING:
+    from .context import SkillContext
+
+Handler = Callable[["SkillContext"], Any]
+
+SKILLS_MODULE = "a2a_skills"
+
+
+@dataclass(frozen=True, slots=True)
+class SkillSpec:
+    """A handler and the defaults its ``Skill`` row starts from."""
+
+    key: str
+    handler: Handler
+    name: str
+    description: str
+    tags: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+    input_modes: tuple[str, ...] = ()
+    output_modes: tuple[str, ...] = ()
+    # Who may call it by default: "public" (anyone) or "authenticated".
+    access: str = "public"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_registry: dict[str, SkillSpec] = {}
+
+
+def skill(
+    key: str,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    tags: list[str] | tuple[str, ...] = (),
+    examples: list[str] | tuple[str, ...] = (),
+    input_modes: list[str] | tuple[str, ...] = (),
+    output_modes: list[str] | tuple[str, ...] = (),
+    access: str = "public",
+) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the handler of skill ``key``.
+
+    ``name`` defaults to the key in title case and ``description`` to the function's
+    docstring; both, like the other keywords, only seed the ``Skill`` row, which the
+    site owner can then edit in the admin.
+    """
+
+    def decorator(handler: Handler) -> Handler:
+        register(
+            SkillSpec(
+                key=key,
+                handler=handler,
+                name=name or key.replace("-", " ").replace("_", " ").title(),
+                description=(description or (handler.__doc__ or "").strip() or key),
+                tags=tuple(tags),
+                examples=tuple(examples),
+                input_modes=tuple(input_modes),
+                output_modes=tuple(output_modes),
+                access=access,
+            )
+        )
+        return handler
+
+    return decorator
+
+
+def register(spec: SkillSpec) -> None:
+    existing = _registry.get(spec.key)
+    # Re-importing a module (autoreload, tests) re-registers the same function: fine.
+    if existing is not None and _qualname(existing.handler) != _qualname(spec.handler):
+        raise ValueError(
+            f"Skill {spec.key!r} is already registered by {_qualname(existing.handler)}"
+        )
+    _registry[spec.key] = spec
+
+
+def _qualname(handler: Handler) -> str:
+    return f"{handler.__module__}.{handler.__qualname__}"
+
+
+def get(key: str) -> SkillSpec | None:
+    return _registry.get(key)
+
+
+def all_skills() -> dict[str, SkillSpec]:
+    return dict(_registry)
+
+
+def autodiscover() -> None:
+    autodiscover_modules(SKILLS_MODULE)
+
+
+@contextmanager
+def registered(*specs: SkillSpec) -> Iterator[None]:
+    """Register skills for the duration of a ``with`` block (tests)."""
+    saved = dict(_registry)
+    try:
+        for spec in specs:
+            _registry[spec.key] = spec
+        yield
+    finally:
+        _registry.clear()
+        _registry.update(saved)

@@ -1,0 +1,177 @@
+"""The skill catalogue: the skills a site publishes, as the card and the router see them.
+
+Rows are read once per web process and kept until the ``CatalogChange`` marker moves
+(checked at most every ``CARD_REVALIDATE_SECONDS``), so a SendMessage costs no query for
+routing. In conformance mode the catalogue is the built-in ``conformance`` skill alone.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models.signals import post_delete, post_save
+from django.utils import timezone
+
+from . import registry
+from .conf import a2a_settings
+from .models import CatalogChange, Skill
+from .registry import SkillSpec
+
+
+@dataclass(frozen=True, slots=True)
+class SkillInfo:
+    id: str
+    handler_key: str
+    name: str
+    description: str
+    tags: tuple[str, ...]
+    examples: tuple[str, ...]
+    input_modes: tuple[str, ...]
+    output_modes: tuple[str, ...]
+    access: str
+    enabled: bool = True
+
+    @classmethod
+    def from_row(cls, row: Skill) -> SkillInfo:
+        return cls(
+            id=row.id,
+            handler_key=row.handler,
+            name=row.name,
+            description=row.description,
+            tags=tuple(row.tags or ()),
+            examples=tuple(row.examples or ()),
+            input_modes=tuple(row.input_modes or ()),
+            output_modes=tuple(row.output_modes or ()),
+            access=row.access,
+            enabled=row.enabled,
+        )
+
+    @classmethod
+    def from_spec(cls, spec: SkillSpec) -> SkillInfo:
+        return cls(
+            id=spec.key,
+            handler_key=spec.key,
+            name=spec.name,
+            description=spec.description,
+            tags=spec.tags,
+            examples=spec.examples,
+            input_modes=spec.input_modes,
+            output_modes=spec.output_modes,
+            access=spec.access,
+        )
+
+    @property
+    def spec(self) -> SkillSpec | None:
+        return registry.get(self.handler_key)
+
+    def allows(self, caller: Any) -> bool:
+        return self.access == Skill.Access.PUBLIC or caller.is_authenticated
+
+    def to_card(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "name": self.name,
+            "description": self.description,
+            "tags": list(self.tags),
+        }
+        if self.examples:
+            out["examples"] = list(self.examples)
+        if self.input_modes:
+            out["inputModes"] = list(self.input_modes)
+        if self.output_modes:
+            out["outputModes"] = list(self.output_modes)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Catalogue:
+    version: datetime | None
+    skills: tuple[SkillInfo, ...]
+
+    @property
+    def enabled(self) -> list[SkillInfo]:
+        return [s for s in self.skills if s.enabled]
+
+    def get(self, skill_id: str) -> SkillInfo | None:
+        for info in self.skills:
+            if info.id == skill_id:
+                return info
+        return None
+
+
+class _CatalogueCache:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.clear()
+
+    def clear(self) -> None:
+        self.checked_at = float("-inf")
+        self.catalogue: Catalogue | None = None
+
+
+_cache = _CatalogueCache()
+
+
+def conformance_catalogue() -> Catalogue:
+    spec = registry.get("conformance")
+    return Catalogue(version=None, skills=(SkillInfo.from_spec(spec),) if spec else ())
+
+
+def get_catalogue() -> Catalogue:
+    """The current catalogue; at most one marker query per revalidation window."""
+    if a2a_settings.CONFORMANCE_MODE:
+        return conformance_catalogue()
+    now = time.monotonic()
+    with _cache.lock:
+        cached = _cache.catalogue
+        if cached is not None and now - _cache.checked_at < a2a_settings.CARD_REVALIDATE_SECONDS:
+            return cached
+    version = CatalogChange.objects.filter(ident=1).values_list("changed_at", flat=True).first()
+    if cached is None or cached.version != version:
+        rows = Skill.objects.all()
+        cached = Catalogue(version=version, skills=tuple(SkillInfo.from_row(r) for r in rows))
+    with _cache.lock:
+        _cache.catalogue = cached
+        _cache.checked_at = now
+    return cached
+
+
+def mark_changed(**kwargs: Any) -> None:
+    """Move the change marker (signal receiver for Skill saves and deletes)."""
+    CatalogChange.objects.update_or_create(ident=1, defaults={"changed_at": timezone.now()})
+    _cache.clear()
+
+
+def clear_cache(**kwargs: Any) -> None:
+    _cache.clear()
+
+
+post_save.connect(mark_changed, sender=Skill, dispatch_uid="a2a_app.skill_saved")
+post_delete.connect(mark_changed, sender=Skill, dispatch_uid="a2a_app.skill_deleted")
+
+
+def sync_rows() -> list[str]:
+    """Create a ``Skill`` row for each registered skill that has none; return their ids."""
+    existing = set(Skill.objects.values_list("handler", flat=True))
+    created = []
+    for order, (key, spec) in enumerate(sorted(registry.all_skills().items())):
+        if key in existing or key == "conformance":
+            continue
+        Skill.objects.create(
+            id=key,
+            handler=key,
+            name=spec.name,
+            description=spec.description,
+            tags=list(spec.tags),
+            examples=list(spec.examples),
+            input_modes=list(spec.input_modes),
+            output_modes=list(spec.output_modes),
+            access=spec.access,
+            order=order,
+        )
+        created.append(key)
+    return created

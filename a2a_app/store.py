@@ -1,0 +1,197 @@
+"""Reading and writing tasks in the ORM, and turning them into v1.0 wire JSON.
+
+Every read is scoped to a caller first (an out-of-scope task is indistinguishable from
+a missing one), and costs a fixed number of queries whatever the history length.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
+
+from .auth import Caller
+from .models import Task, TaskArtifact, TaskMessage
+from .protocol.errors import InvalidParamsError, TaskNotFoundError
+from .protocol.types import ListTasksRequest, format_timestamp
+
+JSON = dict[str, Any]
+
+
+def parse_task_id(task_id: str) -> uuid.UUID | None:
+    try:
+        return uuid.UUID(task_id)
+    except (ValueError, AttributeError, TypeError):
+        return None
+
+
+def scoped_tasks(caller: Caller) -> QuerySet[Task]:
+    return Task.objects.filter(owner=caller.scope)
+
+
+def get_task(task_id: str, caller: Caller, *, for_update: bool = False) -> Task:
+    """The caller's task, or TaskNotFoundError (also for malformed and foreign ids)."""
+    pk = parse_task_id(task_id)
+    task = None
+    if pk is not None:
+        queryset = scoped_tasks(caller)
+        if for_update:
+            queryset = queryset.select_for_update()
+        task = queryset.filter(pk=pk).first()
+    if task is None:
+        raise TaskNotFoundError(f"Task {task_id!r} not found", metadata={"taskId": task_id})
+    return task
+
+
+# --- history and artifacts ------------------------------------------------------------
+
+
+def load_history(tasks: Iterable[Task], history_length: int | None) -> dict[Any, list[JSON]]:
+    """Message bodies per task id, oldest first, at most ``history_length`` most recent."""
+    task_ids = [t.pk for t in tasks]
+    if not task_ids or history_length == 0:
+        return {}
+    queryset = TaskMessage.objects.filter(task_id__in=task_ids)
+    if history_length is not None:
+        if len(task_ids) == 1:
+            rows = list(
+                queryset.order_by("-position").values_list("task_id", "body")[:history_length]
+            )
+            rows.reverse()
+        else:
+            ranked = queryset.annotate(
+                recent=Window(
+                    RowNumber(), partition_by=[F("task_id")], order_by=F("position").desc()
+                )
+            ).filter(recent__lte=history_length)
+            rows = list(ranked.order_by("task_id", "position").values_list("task_id", "body"))
+    else:
+        rows = list(queryset.order_by("task_id", "position").values_list("task_id", "body"))
+    history: dict[Any, list[JSON]] = defaultdict(list)
+    for task_id, body in rows:
+        history[task_id].append(body)
+    return history
+
+
+def load_artifacts(tasks: Iterable[Task]) -> dict[Any, list[JSON]]:
+    task_ids = [t.pk for t in tasks]
+    if not task_ids:
+        return {}
+    rows = (
+        TaskArtifact.objects.filter(task_id__in=task_ids)
+        .order_by("task_id", "position")
+        .values_list("task_id", "body")
+    )
+    artifacts: dict[Any, list[JSON]] = defaultdict(list)
+    for task_id, body in rows:
+        artifacts[task_id].append(body)
+    return artifacts
+
+
+def next_position(task: Task, model: type[TaskMessage] | type[TaskArtifact]) -> int:
+    last = (
+        model.objects.filter(task=task)
+        .order_by("-position")
+        .values_list("position", flat=True)
+        .first()
+    )
+    return 0 if last is None else last + 1
+
+
+# --- wire form --------------------------------------------------------------------------
+
+
+def status_to_wire(task: Task) -> JSON:
+    status: JSON = {"state": task.state, "timestamp": format_timestamp(task.status_timestamp)}
+    if task.status_message:
+        status["message"] = task.status_message
+    return status
+
+
+def task_to_wire(task: Task, history: list[JSON] | None, artifacts: list[JSON] | None) -> JSON:
+    """The Task JSON. ``artifacts=None`` omits the field (ListTasks without includeArtifacts)."""
+    out: JSON = {"id": str(task.pk), "contextId": task.context_id, "status": status_to_wire(task)}
+    if artifacts is not None:
+        out["artifacts"] = artifacts
+    if history:
+        out["history"] = history
+    if task.metadata:
+        out["metadata"] = task.metadata
+    return out
+
+
+def read_task(task: Task, history_length: int | None) -> JSON:
+    """GetTask's answer: the task with its (trimmed) history and all its artifacts."""
+    history = load_history([task], history_length).get(task.pk, [])
+    artifacts = load_artifacts([task]).get(task.pk, [])
+    return task_to_wire(task, history, artifacts)
+
+
+def trim_history(history: list[JSON], history_length: int | None) -> list[JSON]:
+    if history_length is None:
+        return history
+    return history[-history_length:] if history_length else []
+
+
+# --- listing ------------------------------------------------------------------------------
+
+
+def encode_page_token(task: Task) -> str:
+    raw = json.dumps([task.status_timestamp.isoformat(), str(task.pk)], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def decode_page_token(token: str) -> tuple[datetime, uuid.UUID]:
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        timestamp, task_id = json.loads(base64.urlsafe_b64decode(padded))
+        return datetime.fromisoformat(timestamp), uuid.UUID(task_id)
+    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+        raise InvalidParamsError.for_field("pageToken", "is not a valid page token") from None
+
+
+def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
+    """ListTasks: newest status first, cursor pages that stay stable when tasks are added."""
+    if not caller.is_authenticated and not request.context_id:
+        # Anonymous callers share one scope; without a context they could enumerate
+        # everybody's tasks, so they see none.
+        return {"tasks": [], "nextPageToken": "", "pageSize": request.page_size, "totalSize": 0}
+    queryset = scoped_tasks(caller)
+    if request.context_id:
+        queryset = queryset.filter(context_id=request.context_id)
+    if request.status is not None:
+        queryset = queryset.filter(state=request.status.value)
+    if request.status_timestamp_after is not None:
+        queryset = queryset.filter(status_timestamp__gte=request.status_timestamp_after)
+    total = queryset.count()
+    if request.page_token:
+        timestamp, task_id = decode_page_token(request.page_token)
+        queryset = queryset.filter(
+            Q(status_timestamp__lt=timestamp) | Q(status_timestamp=timestamp, pk__lt=task_id)
+        )
+    page = list(queryset.order_by("-status_timestamp", "-pk")[: request.page_size + 1])
+    has_more = len(page) > request.page_size
+    page = page[: request.page_size]
+    history = load_history(page, request.history_length)
+    artifacts = load_artifacts(page) if request.include_artifacts else None
+    return {
+        "tasks": [
+            task_to_wire(
+                task,
+                history.get(task.pk, []),
+                None if artifacts is None else artifacts.get(task.pk, []),
+            )
+            for task in page
+        ],
+        "nextPageToken": encode_page_token(page[-1]) if has_more else "",
+        "pageSize": request.page_size,
+        "totalSize": total,
+    }

@@ -1,0 +1,172 @@
+"""Thin HTTP views: the agent card and the JSON-RPC endpoint.
+
+The JSON-RPC view checks the envelope in the order a client can act on (size, media
+type, JSON, envelope, method, version, extensions, credentials, params), then hands the
+parsed request to the service. Every failure is a JSON-RPC error object, answered with
+HTTP 200 as JSON-RPC clients expect, except oversize bodies (413), invalid credentials
+(401) and wrong HTTP methods (405), which HTTP tooling understands better.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_vary_headers
+from django.utils.http import http_date, parse_http_date_safe
+from django.views.decorators.csrf import csrf_exempt
+
+from . import auth
+from .card import rendered_card
+from .conf import a2a_settings
+from .jsonrpc import V1_METHODS
+from .protocol import jsonrpc as envelope
+from .protocol.errors import (
+    A2AError,
+    ContentTypeNotSupportedError,
+    ExtensionSupportRequiredError,
+    InternalError,
+    InvalidRequestError,
+    MethodNotFoundError,
+    RequestTooLargeError,
+)
+from .protocol.versions import negotiate
+
+logger = logging.getLogger("a2a_app")
+
+JSON_MEDIA_TYPES = ("application/json", "application/a2a+json")
+
+
+def _json_response(payload: Any, status: int = 200) -> HttpResponse:
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+    return HttpResponse(body.encode(), status=status, content_type="application/json")
+
+
+def _error_response(request_id: Any, error: A2AError) -> HttpResponse:
+    status = error.http_status if error.http_status in (401, 405, 413) else 200
+    response = _json_response(envelope.error_response(request_id, error), status=status)
+    challenge = getattr(error, "www_authenticate", None)
+    if challenge:
+        response["WWW-Authenticate"] = challenge
+    return response
+
+
+def _read_body(request: HttpRequest) -> bytes:
+    limit = a2a_settings.MAX_REQUEST_BYTES
+    too_large = RequestTooLargeError(
+        f"Request body exceeds the limit of {limit} bytes",
+        metadata={"maxBytes": limit},
+    )
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        raise too_large
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        raise too_large from None
+    if len(body) > limit:
+        raise too_large
+    return body
+
+
+def _check_media_type(request: HttpRequest) -> None:
+    media_type = (request.content_type or "").lower()
+    if media_type not in JSON_MEDIA_TYPES:
+        shown = request.META.get("CONTENT_TYPE") or "none"
+        raise ContentTypeNotSupportedError(
+            f"Content-Type must be application/json (got {shown})",
+            metadata={"contentType": shown},
+        )
+
+
+def _requested_extensions(request: HttpRequest) -> set[str]:
+    header = request.headers.get("A2A-Extensions", "")
+    return {uri.strip() for uri in header.split(",") if uri.strip()}
+
+
+def _activate_extensions(request: HttpRequest) -> list[str]:
+    requested = _requested_extensions(request)
+    declared = a2a_settings.EXTENSIONS
+    for extension in declared:
+        if extension.get("required") and extension.get("uri") not in requested:
+            raise ExtensionSupportRequiredError(
+                f"This agent requires extension {extension.get('uri')}; "
+                "send it in the A2A-Extensions header",
+                metadata={"extension": extension.get("uri", "")},
+            )
+    return [e["uri"] for e in declared if e.get("uri") in requested]
+
+
+@csrf_exempt
+def jsonrpc(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        error = InvalidRequestError("The JSON-RPC endpoint accepts POST only")
+        error.http_status = 405
+        response = _error_response(None, error)
+        response["Allow"] = "POST"
+        return response
+    request_id = None
+    try:
+        body = _read_body(request)
+        _check_media_type(request)
+        call = envelope.parse_request(body)
+        request_id = call.id
+        method = V1_METHODS.get(call.method)
+        if method is None:
+            raise MethodNotFoundError(
+                f"Method {call.method!r} not found", metadata={"method": call.method}
+            )
+        version_header = request.headers.get("A2A-Version") or request.GET.get("A2A-Version")
+        negotiate(version_header, method_is_v1=True)
+        activated = _activate_extensions(request)
+        caller = auth.authenticate(request)
+        result = method(call.params, caller)
+    except A2AError as error:
+        return _error_response(getattr(error, "request_id", request_id), error)
+    except Exception:
+        logger.exception("Unexpected error in JSON-RPC method")
+        return _error_response(request_id, InternalError())
+    response = _json_response(envelope.result_response(request_id, result))
+    if activated:
+        response["A2A-Extensions"] = ", ".join(activated)
+    return response
+
+
+def _etag_matches(header: str, etag: str) -> bool:
+    if header.strip() == "*":
+        return True
+    # If-None-Match uses the weak comparison: W/"x" matches "x".
+    candidates = (tag.strip().removeprefix("W/") for tag in header.split(","))
+    return etag in candidates
+
+
+def agent_card(request: HttpRequest) -> HttpResponse:
+    if request.method not in ("GET", "HEAD"):
+        response = HttpResponse(status=405)
+        response["Allow"] = "GET, HEAD"
+        return response
+    card = rendered_card(request)
+    if_none_match = request.headers.get("If-None-Match")
+    if if_none_match is not None:
+        not_modified = _etag_matches(if_none_match, card.etag)
+    else:
+        since = parse_http_date_safe(request.headers.get("If-Modified-Since", ""))
+        not_modified = since is not None and int(card.last_modified.timestamp()) <= since
+    if not_modified:
+        response = HttpResponse(status=304)
+    else:
+        response = HttpResponse(card.body, content_type="application/json")
+    response["ETag"] = card.etag
+    response["Last-Modified"] = http_date(card.last_modified.timestamp())
+    response["Cache-Control"] = f"public, max-age={a2a_settings.CARD_MAX_AGE}"
+    # The card is public; browser-based agents and inspectors may read it.
+    response["Access-Control-Allow-Origin"] = "*"
+    if not a2a_settings.PUBLIC_URL:
+        patch_vary_headers(response, ("Host",))
+    return response

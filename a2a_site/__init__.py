@@ -1,0 +1,1 @@
+"""The demo restaurant site that shows a2a_app end to end."""

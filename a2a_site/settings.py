@@ -1,0 +1,125 @@
+"""Settings of the demo site, read from the environment with django-environ.
+
+Every value has a default that runs the demo with no external service (SQLite next to
+this project). See ``.env.example`` for the variables; a ``.env`` file is read if present.
+"""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG = env.bool("DEBUG", default=False)
+SECRET_KEY = env.str("SECRET_KEY", default="insecure-demo-key-change-me-in-production")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+CONFORMANCE_MODE = env.bool("A2A_CONFORMANCE", default=False)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "a2a_app",
+    "skills",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "a2a_site.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "a2a_site.wsgi.application"
+ASGI_APPLICATION = "a2a_site.asgi.application"
+
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
+}
+_db = DATABASES["default"]
+if _db["ENGINE"] == "django.db.backends.sqlite3":
+    _db["OPTIONS"] = {
+        # Writers queue instead of failing with "database is locked"; WAL lets readers
+        # run beside one writer (the web server and, later, a worker).
+        "timeout": 20,
+        "transaction_mode": "IMMEDIATE",
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    # A file, not memory, so that a server started by the integration tests sees it.
+    _db["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.postgresql_psycopg2"):
+    _db["ENGINE"] = "django.db.backends.postgresql"
+    # Under ASGI every request runs in a new thread; without a pool each one would open
+    # its own connection. The pool needs psycopg 3 and CONN_MAX_AGE = 0.
+    _db["CONN_MAX_AGE"] = 0
+    _db.setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env.int("DB_POOL_MIN", default=2),
+        "max_size": env.int("DB_POOL_MAX", default=20),
+        "timeout": 10,
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env.str("TIME_ZONE", default="Europe/Berlin")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "a2a_app": {"handlers": ["console"], "level": env.str("A2A_LOG_LEVEL", default="INFO")},
+    },
+}
+
+A2A_APP = {
+    "NAME": "Trattoria Django",
+    "DESCRIPTION": (
+        "The agent of Trattoria Django, an Italian restaurant: read the menu and book a table."
+    ),
+    "VERSION": "1.0.0",
+    "PROVIDER": {"organization": "Trattoria Django", "url": "https://trattoria.example.com"},
+    "PUBLIC_URL": env.str("A2A_PUBLIC_URL", default=None),
+    "CONFORMANCE_MODE": CONFORMANCE_MODE,
+}
+if CONFORMANCE_MODE:
+    A2A_APP.update(
+        NAME="A2A conformance agent",
+        DESCRIPTION="Deterministic behaviours for A2A conformance suites.",
+    )

@@ -1,0 +1,10 @@
+"""URLs of the demo site: the admin, the restaurant pages, and a2a_app at the root."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("", include("a2a_app.urls")),
+    path("", include("skills.urls")),
+]

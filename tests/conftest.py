@@ -1,0 +1,174 @@
+"""Shared fixtures: a JSON-RPC caller, conformance mode, and a live uvicorn server.
+
+The integration tests (marker ``integration``) run against real services. When
+``DATABASE_URL`` points at PostgreSQL and it cannot be reached, the run stops as
+skipped on a developer machine, and fails in CI (``CI`` set): there they must run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import Client, override_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    url = os.environ.get("DATABASE_URL", "")
+    if not url.startswith(("postgres://", "postgresql://")):
+        return
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=3).close()
+    except psycopg.OperationalError as exc:
+        if os.environ.get("CI"):
+            raise pytest.UsageError(f"CI: PostgreSQL at {url} is required: {exc}") from exc
+        pytest.exit(f"PostgreSQL at {url} is not reachable; skipping this run ({exc})", 0)
+
+
+LIVE_SERVER_FIXTURES = {"conformance_server_url", "demo_server_url"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # pytest-django creates the test database only for tests that ask for one; a test
+    # that talks to a live server needs it too, committed (hence transactional).
+    for item in items:
+        if LIVE_SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.django_db(transaction=True))
+
+
+@pytest.fixture
+def client() -> Client:
+    return Client(HTTP_HOST="testserver")
+
+
+RpcCall = Callable[..., dict[str, Any]]
+
+
+@pytest.fixture
+def rpc(client: Client) -> RpcCall:
+    """``rpc("GetTask", {"id": ...})`` → the decoded JSON-RPC response (HTTP 200 asserted)."""
+
+    def call(
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        request_id: Any = 1,
+        headers: dict[str, str] | None = None,
+        status: int = 200,
+    ) -> dict[str, Any]:
+        payload = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            payload["params"] = params
+        response = client.post(
+            "/a2a/jsonrpc",
+            json.dumps(payload),
+            content_type="application/json",
+            headers=headers or {},
+        )
+        assert response.status_code == status, response.content
+        assert response["Content-Type"] == "application/json"
+        return response.json()
+
+    return call
+
+
+@pytest.fixture
+def conformance_mode() -> Iterator[None]:
+    from django.conf import settings
+
+    from a2a_app import conformance  # noqa: F401  (registers the skill)
+
+    with override_settings(A2A_APP={**settings.A2A_APP, "CONFORMANCE_MODE": True}):
+        yield
+
+
+def user_message(text: str = "hello", **fields: Any) -> dict[str, Any]:
+    message = {
+        "messageId": fields.pop("messageId", f"m-{time.monotonic_ns()}"),
+        "role": "ROLE_USER",
+    }
+    message["parts"] = fields.pop("parts", [{"text": text}])
+    message.update(fields)
+    return message
+
+
+# --- live server -------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    host = f"{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}"
+    return f"postgres://{user}{password}@{host}/{db['NAME']}"
+
+
+def start_server(env_overrides: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "DEBUG": "false",
+        **env_overrides,
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "a2a_site.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"uvicorn exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return process, base
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise RuntimeError("uvicorn did not start within 30 s")
+
+
+@pytest.fixture(scope="session")
+def conformance_server_url(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
+    """A uvicorn process serving the site in conformance mode on the test database."""
+    process, base = start_server({"A2A_CONFORMANCE": "1"})
+    try:
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
