@@ -22,7 +22,7 @@ from .conf import a2a_settings
 from .protocol.versions import V1_0
 from .skills import Catalogue, get_catalogue
 
-# When no skill has ever changed (e.g. conformance mode), the card dates from start-up.
+# Settings are read at start-up: the card cannot be older than the process serving it.
 _STARTED_AT = datetime.now(UTC).replace(microsecond=0)
 
 
@@ -95,7 +95,8 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
     if cached is not None:
         return cached
     body = json.dumps(build_card(root, catalogue), separators=(",", ":")).encode()
-    last_modified = catalogue.version or _STARTED_AT
+    # Settings changes take a restart, so the card is never older than this process.
+    last_modified = max(catalogue.version or _STARTED_AT, _STARTED_AT)
     rendered = RenderedCard(
         body=body,
         etag='"' + hashlib.sha256(body).hexdigest()[:32] + '"',

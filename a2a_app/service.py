@@ -132,7 +132,7 @@ def _continue_task(request: SendMessageRequest, caller: Caller) -> JSON:
             metadata={"taskId": message.task_id, "state": previous.value},
         )
     skill = get_catalogue().get(task.skill_id)
-    if skill is None or not skill.enabled:
+    if skill is None or not skill.enabled or not skill.allows(caller):
         raise UnsupportedOperationError(
             f"The skill of task {message.task_id} is no longer available",
             metadata={"taskId": message.task_id},
@@ -234,7 +234,9 @@ def _skill_listing(skills: list[SkillInfo], context_id: str) -> Message:
 
 
 def _mode_matches(offered: str, accepted: str) -> bool:
-    offered, accepted = offered.split(";")[0].strip(), accepted.split(";")[0].strip()
+    # Media types are case-insensitive (RFC 9110 §8.3.1); parameters don't matter here.
+    offered = offered.split(";")[0].strip().lower()
+    accepted = accepted.split(";")[0].strip().lower()
     if accepted in ("*/*", "*") or offered == accepted:
         return True
     return accepted.endswith("/*") and offered.startswith(accepted[:-1])

@@ -156,10 +156,13 @@ post_delete.connect(mark_changed, sender=Skill, dispatch_uid="a2a_app.skill_dele
 
 def sync_rows() -> list[str]:
     """Create a ``Skill`` row for each registered skill that has none; return their ids."""
-    existing = set(Skill.objects.values_list("handler", flat=True))
+    rows = list(Skill.objects.values_list("id", "handler"))
+    taken_ids = {skill_id for skill_id, _ in rows}
+    published = {handler for _, handler in rows}
     created = []
     for order, (key, spec) in enumerate(sorted(registry.all_skills().items())):
-        if key in existing or key == "conformance":
+        # A row with this id that runs another handler is the owner's choice: leave it.
+        if key in published or key in taken_ids or key == "conformance":
             continue
         Skill.objects.create(
             id=key,

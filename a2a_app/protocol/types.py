@@ -146,6 +146,8 @@ def read_task_state(obj: JSON, name: str, path: str) -> TaskState | None:
 
 def parse_task_state(value: Any, path: str) -> TaskState | None:
     try:
+        if isinstance(value, bool):
+            raise ValueError(value)
         state = _TASK_STATE_NUMBERS[value] if isinstance(value, int) else TaskState(value)
     except (KeyError, ValueError):
         raise InvalidParamsError.for_field(path, f"unknown task state {value!r}") from None
@@ -270,6 +272,8 @@ class Message:
         prefix = f"{path}."
         role_value = get_field(obj, "role")
         try:
+            if isinstance(role_value, bool):
+                raise ValueError(role_value)
             role = _ROLE_NUMBERS[role_value] if isinstance(role_value, int) else Role(role_value)
         except (KeyError, ValueError):
             role = Role.UNSPECIFIED
