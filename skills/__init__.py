@@ -1,0 +1,1 @@
+"""The demo restaurant: menu, tables, opening hours, reservations, and their A2A skills."""

@@ -1,0 +1,170 @@
+"""The restaurant's data: dishes, tables, opening hours and reservations.
+
+Times are the restaurant's local time (``TIME_ZONE``); a reservation's ``start`` is an
+aware datetime like every datetime in a ``USE_TZ`` project.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+#: How long a table is held for one reservation.
+RESERVATION_DURATION = timedelta(hours=2)
+
+# No 0/O, 1/I/L: references are read out on the phone.
+_REFERENCE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+REFERENCE_PREFIX = "TD-"
+
+
+def new_reference() -> str:
+    """A short reservation code such as ``TD-7K3Q9X`` (31^6, about 900 million codes)."""
+    return REFERENCE_PREFIX + "".join(secrets.choice(_REFERENCE_ALPHABET) for _ in range(6))
+
+
+class MenuItem(models.Model):
+    """A dish or drink on the menu."""
+
+    class Category(models.TextChoices):
+        # Declared in menu order: the menu is printed in this order.
+        STARTER = "starter", _("Starter")
+        PASTA = "pasta", _("Pasta")
+        PIZZA = "pizza", _("Pizza")
+        MAIN = "main", _("Main course")
+        DESSERT = "dessert", _("Dessert")
+        DRINK = "drink", _("Drink")
+
+    name = models.CharField(max_length=100, unique=True)
+    description = models.TextField(blank=True)
+    category = models.CharField(max_length=20, choices=Category.choices)
+    price = models.DecimalField(max_digits=6, decimal_places=2, help_text=_("In euros."))
+    allergens = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_('Lower-case allergen names, e.g. ["gluten", "milk", "nuts"].'),
+    )
+    vegetarian = models.BooleanField(default=False)
+    vegan = models.BooleanField(default=False, help_text=_("Vegan dishes are vegetarian too."))
+    available = models.BooleanField(default=True, help_text=_("Untick to hide it from the menu."))
+    order = models.PositiveIntegerField(default=0, help_text=_("Position within the menu."))
+
+    class Meta:
+        ordering = ("order", "name")
+        verbose_name = _("menu item")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # A dish marked vegan but not vegetarian would vanish from vegetarian searches.
+        if self.vegan:
+            self.vegetarian = True
+        self.allergens = sorted({a.strip().lower() for a in self.allergens or () if a.strip()})
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if not isinstance(self.allergens, list) or not all(
+            isinstance(a, str) for a in self.allergens
+        ):
+            raise ValidationError({"allergens": _("Give a list of allergen names.")})
+
+    def as_dict(self) -> dict[str, Any]:
+        """The dish as plain JSON; the price is a string so no cent is lost to floats."""
+        return {
+            "id": self.pk,
+            "name": self.name,
+            "description": self.description,
+            "category": self.category,
+            "price": f"{self.price:.2f}",
+            "currency": "EUR",
+            "allergens": list(self.allergens),
+            "vegetarian": self.vegetarian,
+            "vegan": self.vegan,
+        }
+
+
+class Table(models.Model):
+    number = models.PositiveSmallIntegerField(unique=True)
+    seats = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ("number",)
+
+    def __str__(self) -> str:
+        return f"Table {self.number} ({self.seats} seats)"
+
+
+class OpeningHours(models.Model):
+    """One opening period of a weekday; a day may have several (lunch and dinner).
+
+    Periods end on the day they start: closing after midnight is not supported.
+    """
+
+    class Weekday(models.IntegerChoices):
+        MONDAY = 0, _("Monday")
+        TUESDAY = 1, _("Tuesday")
+        WEDNESDAY = 2, _("Wednesday")
+        THURSDAY = 3, _("Thursday")
+        FRIDAY = 4, _("Friday")
+        SATURDAY = 5, _("Saturday")
+        SUNDAY = 6, _("Sunday")
+
+    weekday = models.PositiveSmallIntegerField(choices=Weekday.choices)
+    opens = models.TimeField()
+    closes = models.TimeField()
+
+    class Meta:
+        ordering = ("weekday", "opens")
+        verbose_name = _("opening hours")
+        verbose_name_plural = _("opening hours")
+        constraints = [
+            models.UniqueConstraint(
+                fields=("weekday", "opens"), name="skills_openinghours_weekday_opens"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(closes__gt=models.F("opens")),
+                name="skills_openinghours_closes_after_opens",
+                violation_error_message=_("Closing time must be after opening time."),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_weekday_display()} {self.opens:%H:%M}–{self.closes:%H:%M}"
+
+
+class Reservation(models.Model):
+    class Status(models.TextChoices):
+        CONFIRMED = "confirmed", _("Confirmed")
+        CANCELLED = "cancelled", _("Cancelled")
+
+    reference = models.CharField(max_length=12, unique=True, default=new_reference, editable=False)
+    name = models.CharField(max_length=200)
+    contact = models.CharField(max_length=200, help_text=_("E-mail address or phone number."))
+    party_size = models.PositiveSmallIntegerField()
+    start = models.DateTimeField()
+    duration = models.DurationField(default=RESERVATION_DURATION)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="reservations")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.CONFIRMED)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("start",)
+        indexes = [models.Index(fields=("table", "start"), name="skills_reservation_table_start")]
+
+    def __str__(self) -> str:
+        return f"{self.reference}: {self.name}, {self.party_size}"
+
+    @property
+    def end(self) -> datetime:
+        return self.start + self.duration
+
+    def clean(self) -> None:
+        if self.table_id and self.party_size and self.party_size > self.table.seats:
+            raise ValidationError(
+                {"table": _("This table seats only %(n)d.") % {"n": self.table.seats}}
+            )
