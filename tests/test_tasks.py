@@ -1,0 +1,915 @@
+"""The task operations through the JSON-RPC endpoint, against the conformance skill:
+SendMessage, GetTask, ListTasks, CancelTask, the unsupported capabilities and the
+query counts (spec reference §2.3, §5.1-§5.4, §5.7)."""
+
+from __future__ import annotations
+
+import base64
+import re
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from conftest import user_message
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from a2a_app import card, skills
+from a2a_app.execution import SAFE_FAILURE_TEXT
+from a2a_app.models import Skill, Task, TaskArtifact, TaskMessage
+from a2a_app.protocol.types import format_timestamp
+from a2a_app.registry import SkillSpec, registered
+
+pytestmark = pytest.mark.django_db
+
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+USER, AGENT = "ROLE_USER", "ROLE_AGENT"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    skills.clear_cache()
+    card._cache.clear()
+    yield
+    skills.clear_cache()
+    card._cache.clear()
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def send(
+    rpc,
+    text: str = "hello",
+    *,
+    configuration: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+    **fields: Any,
+) -> dict[str, Any]:
+    params: dict[str, Any] = {"message": user_message(text, **fields)}
+    if configuration is not None:
+        params["configuration"] = configuration
+    if metadata is not None:
+        params["metadata"] = metadata
+    return rpc("SendMessage", params, headers=headers)
+
+
+def new_task(rpc, text: str = "hello", **kwargs: Any) -> dict[str, Any]:
+    body = send(rpc, text, **kwargs)
+    assert "result" in body, body
+    return body["result"]["task"]
+
+
+def error_of(body: dict[str, Any], code: int) -> dict[str, Any]:
+    assert "error" in body, body
+    assert "result" not in body
+    assert body["error"]["code"] == code, body["error"]
+    return body["error"]
+
+
+def error_info(error: dict[str, Any]) -> dict[str, Any]:
+    infos = [d for d in error.get("data", []) if d["@type"] == ERROR_INFO]
+    assert len(infos) == 1, error
+    return infos[0]
+
+
+def violated_fields(error: dict[str, Any]) -> list[str]:
+    return [
+        v["field"]
+        for d in error.get("data", [])
+        if d["@type"] == BAD_REQUEST
+        for v in d["fieldViolations"]
+    ]
+
+
+def roles(task: dict[str, Any]) -> list[str]:
+    return [m["role"] for m in task.get("history", [])]
+
+
+def texts(message: dict[str, Any]) -> list[str]:
+    return [p["text"] for p in message["parts"] if "text" in p]
+
+
+def add_messages(task_id: str, count: int) -> None:
+    """Append ``count`` user messages to a task's history straight in the database."""
+    task = Task.objects.get(pk=task_id)
+    start = TaskMessage.objects.filter(task=task).count()
+    TaskMessage.objects.bulk_create(
+        TaskMessage(
+            task=task,
+            position=start + i,
+            message_id=f"bulk-{start + i}",
+            role=USER,
+            body={
+                "messageId": f"bulk-{start + i}",
+                "role": USER,
+                "taskId": task_id,
+                "contextId": task.context_id,
+                "parts": [{"text": f"bulk {start + i}"}],
+            },
+        )
+        for i in range(count)
+    )
+
+
+def set_status_timestamp(task_id: str, when: datetime) -> None:
+    Task.objects.filter(pk=task_id).update(status_timestamp=when)
+
+
+def count_queries(call) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        call()
+    return len(captured.captured_queries)
+
+
+# --- SendMessage ----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestSendMessage:
+    def test_blocking_default_completes_with_echo_artifact(self, rpc):
+        message = user_message("hello world")
+        body = rpc("SendMessage", {"message": message})
+        assert set(body["result"]) == {"task"}
+        task = body["result"]["task"]
+        uuid.UUID(task["id"])
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert TIMESTAMP_RE.match(task["status"]["timestamp"])
+        [artifact] = task["artifacts"]
+        assert artifact["name"] == "echo"
+        assert artifact["parts"] == [{"text": "echo: hello world"}]
+        assert artifact["artifactId"]
+        [stored] = task["history"]
+        assert stored == {
+            **message,
+            "taskId": task["id"],
+            "contextId": task["contextId"],
+        }
+        row = Task.objects.get(pk=task["id"])
+        assert row.state == "TASK_STATE_COMPLETED"
+        assert row.skill_id == "conformance"
+
+    def test_context_id_is_generated_when_absent(self, rpc):
+        first = new_task(rpc, "one")
+        second = new_task(rpc, "two")
+        assert first["contextId"]
+        assert first["contextId"] != second["contextId"]
+        assert first["history"][0]["contextId"] == first["contextId"]
+
+    def test_context_id_is_reused_when_given(self, rpc):
+        first = new_task(rpc, "one", contextId="my-conversation")
+        second = new_task(rpc, "two", context_id="my-conversation")
+        assert first["contextId"] == second["contextId"] == "my-conversation"
+        assert first["id"] != second["id"]
+        listed = rpc("ListTasks", {"contextId": "my-conversation"})["result"]
+        assert {t["id"] for t in listed["tasks"]} == {first["id"], second["id"]}
+
+    def test_direct_message_response_creates_no_task(self, rpc):
+        body = send(rpc, "anything", messageId="tck-message-response-1", contextId="c-direct")
+        result = body["result"]
+        assert set(result) == {"message"}
+        message = result["message"]
+        assert message["role"] == AGENT
+        assert message["parts"] == [{"text": "Direct message response"}]
+        assert message["contextId"] == "c-direct"
+        assert "taskId" not in message
+        assert message["messageId"] != "tck-message-response-1"
+        assert Task.objects.count() == 0
+        assert TaskMessage.objects.count() == 0
+
+    def test_direct_message_gets_a_generated_context(self, rpc):
+        message = send(rpc, "message hi there")["result"]["message"]
+        assert texts(message) == ["echo: message hi there"]
+        assert message["contextId"]
+        assert Task.objects.count() == 0
+
+    def test_input_required_then_follow_up_completes(self, rpc):
+        first = new_task(rpc, "ignored", messageId="tck-input-required-1", contextId="ctx-ir")
+        assert first["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        question = first["status"]["message"]
+        assert question["role"] == AGENT
+        assert texts(question) == ["Please provide more input."]
+        assert question["taskId"] == first["id"]
+        assert question["contextId"] == "ctx-ir"
+        assert roles(first) == [USER, AGENT]
+        assert first["history"][1] == question
+
+        follow = send(rpc, "here it is", messageId="tck-complete-task-2", taskId=first["id"])
+        done = follow["result"]["task"]
+        assert done["id"] == first["id"]
+        assert done["contextId"] == "ctx-ir"
+        assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert texts(done["status"]["message"]) == ["Hello from TCK"]
+        assert roles(done) == [USER, AGENT, USER, AGENT]
+        history = done["history"]
+        assert [m["messageId"] for m in (history[0], history[2])] == [
+            "tck-input-required-1",
+            "tck-complete-task-2",
+        ]
+        # The follow-up got its contextId from the task.
+        assert history[2]["contextId"] == "ctx-ir"
+        assert history[2]["taskId"] == first["id"]
+        assert history[3] == done["status"]["message"]
+        # The stored task says the same.
+        stored = rpc("GetTask", {"id": first["id"]})["result"]
+        assert stored["history"] == history
+        assert stored["status"] == done["status"]
+
+    def test_follow_up_with_same_context_id_is_accepted(self, rpc):
+        first = new_task(rpc, "input please", contextId="ctx-same")
+        done = new_task(rpc, "thanks", taskId=first["id"], contextId="ctx-same")
+        assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert done["artifacts"][0]["parts"] == [{"text": "echo: thanks"}]
+
+    def test_follow_up_with_another_context_id_is_invalid_params(self, rpc):
+        first = new_task(rpc, "input please", contextId="ctx-a")
+        body = send(rpc, "more", taskId=first["id"], contextId="ctx-b")
+        error = error_of(body, -32602)
+        assert violated_fields(error) == ["message.contextId"]
+        assert "message.contextId" in error["message"]
+        unchanged = rpc("GetTask", {"id": first["id"]})["result"]
+        assert unchanged["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        assert len(unchanged["history"]) == 2
+
+    @pytest.mark.parametrize(
+        ("message_fields", "state"),
+        [
+            ({}, "TASK_STATE_COMPLETED"),
+            ({"messageId": "tck-reject-task-1"}, "TASK_STATE_REJECTED"),
+            ({"text": "fail"}, "TASK_STATE_FAILED"),
+        ],
+    )
+    def test_follow_up_to_terminal_task_is_unsupported(self, rpc, message_fields, state):
+        text = message_fields.pop("text", "hello")
+        first = new_task(rpc, text, **message_fields)
+        assert first["status"]["state"] == state
+        body = send(rpc, "again", taskId=first["id"])
+        error = error_of(body, -32004)
+        info = error_info(error)
+        assert info["reason"] == "UNSUPPORTED_OPERATION"
+        assert info["metadata"]["taskId"] == first["id"]
+        assert TaskMessage.objects.filter(task_id=first["id"]).count() == len(first["history"])
+
+    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "not-a-uuid"])
+    def test_follow_up_to_unknown_task_is_not_found(self, rpc, task_id):
+        error = error_of(send(rpc, "x", taskId=task_id), -32001)
+        assert error_info(error)["metadata"]["taskId"] == task_id
+        assert Task.objects.count() == 0
+
+    def test_history_length_zero_omits_history(self, rpc):
+        task = new_task(rpc, "input now", configuration={"historyLength": 0})
+        assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        assert "history" not in task
+        # Only the response is trimmed.
+        assert TaskMessage.objects.filter(task_id=task["id"]).count() == 2
+
+    def test_history_length_one_is_the_last_message(self, rpc):
+        task = new_task(rpc, "input now", configuration={"historyLength": 1})
+        assert roles(task) == [AGENT]
+        assert task["history"][0] == task["status"]["message"]
+
+    def test_history_length_on_follow_up(self, rpc):
+        first = new_task(rpc, "input now")
+        follow = new_task(
+            rpc, "input again", taskId=first["id"], configuration={"historyLength": 3}
+        )
+        assert roles(follow) == [AGENT, USER, AGENT]
+        assert texts(follow["history"][1]) == ["input again"]
+
+    def test_negative_history_length_is_invalid(self, rpc):
+        error = error_of(send(rpc, configuration={"historyLength": -1}), -32602)
+        assert violated_fields(error) == ["configuration.historyLength"]
+        assert Task.objects.count() == 0
+
+    def test_missing_message_is_invalid(self, rpc):
+        error = error_of(rpc("SendMessage", {"configuration": {}}), -32602)
+        assert violated_fields(error) == ["message"]
+
+    def test_empty_parts_is_invalid(self, rpc):
+        error = error_of(send(rpc, parts=[]), -32602)
+        assert violated_fields(error) == ["message.parts"]
+
+    def test_agent_role_is_invalid(self, rpc):
+        error = error_of(send(rpc, role="ROLE_AGENT"), -32602)
+        assert violated_fields(error) == ["message.role"]
+        assert Task.objects.count() == 0
+
+    def test_bad_part_is_invalid_naming_it(self, rpc):
+        error = error_of(send(rpc, parts=[{"text": "a"}, {}]), -32602)
+        assert violated_fields(error) == ["message.parts[1]"]
+
+    def test_fail_gives_failed_task_with_status_message(self, rpc):
+        task = new_task(rpc, "fail")
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert texts(task["status"]["message"]) == ["Failed as requested."]
+        assert task["status"]["message"]["taskId"] == task["id"]
+        assert roles(task) == [USER, AGENT]
+
+    def test_reject(self, rpc):
+        task = new_task(rpc, "x", messageId="tck-reject-task-7")
+        assert task["status"]["state"] == "TASK_STATE_REJECTED"
+        assert task["status"]["message"]["role"] == AGENT
+        assert texts(task["status"]["message"]) == ["Task rejected by the conformance agent."]
+
+    def test_artifact_file(self, rpc):
+        task = new_task(rpc, "x", messageId="tck-artifact-file-1")
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+        [artifact] = task["artifacts"]
+        [part] = artifact["parts"]
+        assert part["filename"] == "output.txt"
+        assert part["mediaType"] == "text/plain"
+        assert base64.b64decode(part["raw"], validate=True) == b"Generated file content"
+
+    def test_artifact_file_url(self, rpc):
+        task = new_task(rpc, "x", messageId="tck-artifact-file-url-1")
+        [part] = task["artifacts"][0]["parts"]
+        assert part["url"] == "https://example.com/output.txt"
+        assert part["filename"] == "output.txt"
+        assert "raw" not in part
+
+    def test_artifact_data(self, rpc):
+        task = new_task(rpc, "x", messageId="tck-artifact-data-1")
+        [part] = task["artifacts"][0]["parts"]
+        assert part["data"] == {"key": "value", "count": 42}
+        assert part["mediaType"] == "application/json"
+
+    def test_artifact_text(self, rpc):
+        task = new_task(rpc, "x", messageId="tck-artifact-text-1")
+        assert task["artifacts"][0]["parts"] == [{"text": "Generated text content"}]
+
+    def test_push_config_is_not_supported(self, rpc):
+        body = send(
+            rpc,
+            configuration={"taskPushNotificationConfig": {"url": "https://hook.example.com"}},
+        )
+        error = error_of(body, -32003)
+        assert error_info(error)["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
+        assert Task.objects.count() == 0
+
+    def test_unacceptable_output_modes(self, rpc):
+        body = send(rpc, configuration={"acceptedOutputModes": ["image/png"]})
+        error = error_of(body, -32005)
+        assert error_info(error)["reason"] == "CONTENT_TYPE_NOT_SUPPORTED"
+        assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize(
+        "modes", [["text/plain"], ["image/png", "application/json"], ["text/*"], ["*/*"]]
+    )
+    def test_acceptable_output_modes(self, rpc, modes):
+        task = new_task(rpc, configuration={"acceptedOutputModes": modes})
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    def test_unsupported_input_media_type(self, rpc):
+        body = send(rpc, parts=[{"text": "hi"}, {"raw": "iVBORw0K", "mediaType": "image/png"}])
+        error = error_of(body, -32005)
+        assert error_info(error)["metadata"]["field"] == "message.parts[1].mediaType"
+        assert Task.objects.count() == 0
+
+    def test_supported_input_media_types(self, rpc):
+        parts = [
+            {"text": "hi", "mediaType": "text/plain"},
+            {"data": {"a": 1}, "mediaType": "application/json"},
+        ]
+        task = new_task(rpc, parts=parts)
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert task["history"][0]["parts"] == parts
+
+    def test_media_types_are_case_insensitive(self, rpc):
+        task = new_task(
+            rpc,
+            parts=[{"text": "hi", "mediaType": "Text/Plain"}],
+            configuration={"acceptedOutputModes": ["TEXT/PLAIN"]},
+        )
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    def test_media_type_parameters_are_ignored(self, rpc):
+        task = new_task(
+            rpc,
+            parts=[{"text": "hi", "mediaType": "text/plain; charset=utf-8"}],
+            configuration={"acceptedOutputModes": ["application/json; q=0.5"]},
+        )
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    def test_follow_up_to_a_working_task_is_unsupported(self, rpc):
+        task = new_task(rpc, "input please")
+        Task.objects.filter(pk=task["id"]).update(state="TASK_STATE_WORKING")
+        error = error_of(send(rpc, "more", taskId=task["id"]), -32004)
+        assert error_info(error)["metadata"]["state"] == "TASK_STATE_WORKING"
+
+    def test_follow_up_to_an_auth_required_task_is_accepted(self, rpc):
+        task = new_task(rpc, "input please")
+        Task.objects.filter(pk=task["id"]).update(state="TASK_STATE_AUTH_REQUIRED")
+        done = new_task(rpc, "signed in now", taskId=task["id"])
+        assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert roles(done) == [USER, AGENT, USER]
+
+    @pytest.mark.xfail(
+        reason="BUG (spec §3.2.2 MUST): returnImmediately is ignored, skills always run inline "
+        "and the terminal task is returned; service.py:48-60 never reads return_immediately",
+        strict=True,
+    )
+    def test_return_immediately_returns_before_the_skill_finishes(self, rpc):
+        task = new_task(rpc, "sleep 0.2", configuration={"returnImmediately": True})
+        assert task["status"]["state"] in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
+
+    def test_raw_part_is_stored_as_standard_base64(self, rpc):
+        task = new_task(rpc, parts=[{"text": "x"}, {"raw": "-_8", "mediaType": "text/plain"}])
+        assert task["history"][0]["parts"][1]["raw"] == "+/8="
+
+    def test_snake_case_request_fields(self, rpc):
+        params = {
+            "message": {
+                "message_id": "snake-1",
+                "role": 1,
+                "parts": [{"text": "input snake"}],
+                "context_id": "ctx-snake",
+            },
+            "configuration": {"history_length": "1"},
+        }
+        task = rpc("SendMessage", params)["result"]["task"]
+        assert task["contextId"] == "ctx-snake"
+        assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        assert roles(task) == [AGENT]
+
+    def test_timestamps_end_with_z(self, rpc):
+        task = new_task(rpc, "input")
+        assert TIMESTAMP_RE.match(task["status"]["timestamp"])
+        got = rpc("GetTask", {"id": task["id"]})["result"]
+        assert TIMESTAMP_RE.match(got["status"]["timestamp"])
+        canceled = rpc("CancelTask", {"id": task["id"]})["result"]
+        assert TIMESTAMP_RE.match(canceled["status"]["timestamp"])
+        assert canceled["status"]["timestamp"] >= got["status"]["timestamp"]
+
+
+# --- a skill that raises ----------------------------------------------------------------------
+
+
+def _explode(ctx):
+    get_user_model().objects.create(username="written-by-the-skill")
+    raise RuntimeError("database password is hunter2")
+
+
+def _bad_return(ctx):
+    return 42
+
+
+class TestFailingSkill:
+    @pytest.fixture
+    def boom(self):
+        spec = SkillSpec(key="boom", handler=_explode, name="Boom", description="Explodes")
+        with registered(spec):
+            Skill.objects.create(id="boom", handler="boom", name="Boom", description="Explodes")
+            yield
+
+    def test_exception_fails_the_task_safely_and_rolls_back(self, rpc, boom):
+        body = send(rpc, "do it")
+        task = body["result"]["task"]
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert texts(task["status"]["message"]) == [SAFE_FAILURE_TEXT]
+        rendered = str(body)
+        assert "hunter2" not in rendered
+        assert "RuntimeError" not in rendered
+        assert not get_user_model().objects.filter(username="written-by-the-skill").exists()
+        row = Task.objects.get(pk=task["id"])
+        assert row.state == "TASK_STATE_FAILED"
+        assert row.skill_id == "boom"
+        assert TaskMessage.objects.filter(task=row).count() == 2
+
+    def test_bad_return_value_fails_the_task(self, rpc):
+        spec = SkillSpec(key="bad", handler=_bad_return, name="Bad", description="Returns 42")
+        with registered(spec):
+            Skill.objects.create(id="bad", handler="bad", name="Bad", description="Returns 42")
+            task = new_task(rpc, "go")
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert texts(task["status"]["message"]) == [SAFE_FAILURE_TEXT]
+
+    def test_row_without_registered_handler_fails_the_task(self, rpc):
+        Skill.objects.create(id="ghost", handler="not-registered", name="Ghost", description="-")
+        task = new_task(rpc, "go")
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+
+
+# --- GetTask ----------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestGetTask:
+    def test_returns_the_task(self, rpc):
+        created = new_task(rpc, "hello", messageId="tck-artifact-data-9")
+        got = rpc("GetTask", {"id": created["id"]})["result"]
+        assert got == created
+
+    def test_history_length_trims_to_most_recent(self, rpc):
+        task = new_task(rpc, "input please")
+        add_messages(task["id"], 5)  # positions 2..6
+        full = rpc("GetTask", {"id": task["id"]})["result"]
+        assert len(full["history"]) == 7
+        got = rpc("GetTask", {"id": task["id"], "historyLength": 3})["result"]
+        assert [texts(m)[0] for m in got["history"]] == ["bulk 4", "bulk 5", "bulk 6"]
+        assert got["history"] == full["history"][-3:]
+        more = rpc("GetTask", {"id": task["id"], "historyLength": 100})["result"]
+        assert more["history"] == full["history"]
+        none = rpc("GetTask", {"id": task["id"], "historyLength": 0})["result"]
+        assert "history" not in none
+        as_string = rpc("GetTask", {"id": task["id"], "historyLength": "2"})["result"]
+        assert as_string["history"] == full["history"][-2:]
+
+    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "garbage", "' OR 1=1 --"])
+    def test_unknown_or_malformed_id_is_not_found(self, rpc, task_id):
+        error = error_of(rpc("GetTask", {"id": task_id}), -32001)
+        info = error_info(error)
+        assert info["reason"] == "TASK_NOT_FOUND"
+        assert info["domain"] == "a2a-protocol.org"
+        assert info["metadata"] == {"taskId": task_id}
+
+    @pytest.mark.parametrize("params", [{}, {"id": ""}, {"historyLength": 1}])
+    def test_missing_id_is_invalid(self, rpc, params):
+        error = error_of(rpc("GetTask", params), -32602)
+        assert violated_fields(error) == ["id"]
+
+    def test_negative_history_length_is_invalid(self, rpc):
+        task = new_task(rpc)
+        error = error_of(rpc("GetTask", {"id": task["id"], "historyLength": -2}), -32602)
+        assert violated_fields(error) == ["historyLength"]
+
+
+# --- ListTasks --------------------------------------------------------------------------------
+
+
+BASE = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestListTasks:
+    def make(self, rpc, count: int, context: str = "ctx-list", text: str = "hello") -> list[str]:
+        """``count`` tasks; the i-th gets status timestamp BASE + i seconds."""
+        ids = []
+        for i in range(count):
+            task = new_task(rpc, f"{text} {i}", contextId=context)
+            set_status_timestamp(task["id"], BASE + timedelta(seconds=i))
+            ids.append(task["id"])
+        return ids
+
+    def test_ordering_newest_status_first(self, rpc):
+        ids = self.make(rpc, 3)
+        # Move the oldest to the top.
+        set_status_timestamp(ids[0], BASE + timedelta(hours=1))
+        result = rpc("ListTasks", {"contextId": "ctx-list"})["result"]
+        assert [t["id"] for t in result["tasks"]] == [ids[0], ids[2], ids[1]]
+        stamps = [t["status"]["timestamp"] for t in result["tasks"]]
+        assert stamps == sorted(stamps, reverse=True)
+
+    def test_response_shape_and_defaults(self, rpc):
+        ids = self.make(rpc, 2)
+        result = rpc("ListTasks", {"contextId": "ctx-list"})["result"]
+        assert set(result) == {"tasks", "nextPageToken", "pageSize", "totalSize"}
+        assert result["pageSize"] == 50
+        assert result["totalSize"] == 2
+        assert result["nextPageToken"] == ""
+        assert {t["id"] for t in result["tasks"]} == set(ids)
+
+    def test_empty_result_has_all_required_fields(self, rpc):
+        result = rpc("ListTasks", {"contextId": "nobody-here"})["result"]
+        assert result == {"tasks": [], "nextPageToken": "", "pageSize": 50, "totalSize": 0}
+
+    @pytest.mark.parametrize("size", [1, 100, "7"])
+    def test_page_size_bounds_accepted(self, rpc, size):
+        self.make(rpc, 2)
+        result = rpc("ListTasks", {"contextId": "ctx-list", "pageSize": size})["result"]
+        assert result["pageSize"] == int(size)
+        assert len(result["tasks"]) == min(2, int(size))
+
+    @pytest.mark.parametrize("size", [0, 101, -5, "many", 2.5])
+    def test_page_size_out_of_range(self, rpc, size):
+        error = error_of(rpc("ListTasks", {"contextId": "c", "pageSize": size}), -32602)
+        assert violated_fields(error) == ["pageSize"]
+
+    def test_paging_is_stable_when_tasks_are_added(self, rpc):
+        ids = self.make(rpc, 5)
+        newest_first = list(reversed(ids))
+        params = {"contextId": "ctx-list", "pageSize": 2}
+
+        page1 = rpc("ListTasks", params)["result"]
+        assert [t["id"] for t in page1["tasks"]] == newest_first[:2]
+        assert page1["totalSize"] == 5
+        assert page1["nextPageToken"]
+
+        # A new task between pages: it is newer than everything listed so far.
+        intruder = new_task(rpc, "late", contextId="ctx-list")
+
+        page2 = rpc("ListTasks", {**params, "pageToken": page1["nextPageToken"]})["result"]
+        assert [t["id"] for t in page2["tasks"]] == newest_first[2:4]
+        assert page2["nextPageToken"]
+        assert page2["pageSize"] == 2
+
+        page3 = rpc("ListTasks", {**params, "pageToken": page2["nextPageToken"]})["result"]
+        assert [t["id"] for t in page3["tasks"]] == newest_first[4:]
+        assert page3["nextPageToken"] == ""
+
+        seen = [t["id"] for page in (page1, page2, page3) for t in page["tasks"]]
+        assert len(seen) == len(set(seen)) == 5
+        assert intruder["id"] not in seen
+        # A fresh listing shows the newcomer first.
+        fresh = rpc("ListTasks", params)["result"]
+        assert fresh["tasks"][0]["id"] == intruder["id"]
+        assert fresh["totalSize"] == 6
+
+    def test_paging_with_equal_timestamps_visits_each_task_once(self, rpc):
+        ids = self.make(rpc, 5)
+        Task.objects.filter(pk__in=ids).update(status_timestamp=BASE)
+        seen: list[str] = []
+        token = ""
+        for _ in range(5):
+            params = {"contextId": "ctx-list", "pageSize": 2}
+            if token:
+                params["pageToken"] = token
+            result = rpc("ListTasks", params)["result"]
+            seen += [t["id"] for t in result["tasks"]]
+            token = result["nextPageToken"]
+            if not token:
+                break
+        assert sorted(seen) == sorted(ids)
+        assert len(seen) == 5
+
+    def test_exact_page_fit_has_empty_token(self, rpc):
+        self.make(rpc, 2)
+        result = rpc("ListTasks", {"contextId": "ctx-list", "pageSize": 2})["result"]
+        assert len(result["tasks"]) == 2
+        assert result["nextPageToken"] == ""
+
+    @pytest.mark.parametrize(
+        "token",
+        [
+            "garbage!!",
+            "bm90IGpzb24",  # "not json"
+            "WzEsMl0",  # [1,2]
+            "eyJhIjoxfQ",  # {"a":1}
+            "WyIyMDI1LTAxLTAxVDAwOjAwOjAwKzAwOjAwIiwibm90LWEtdXVpZCJd",  # [ts, "not-a-uuid"]
+            "ünïcode",
+        ],
+    )
+    def test_garbage_page_token_is_invalid(self, rpc, token):
+        self.make(rpc, 1)
+        error = error_of(rpc("ListTasks", {"contextId": "ctx-list", "pageToken": token}), -32602)
+        assert violated_fields(error) == ["pageToken"]
+
+    def test_total_size_counts_all_matches(self, rpc):
+        self.make(rpc, 4)
+        self.make(rpc, 2, context="ctx-other")
+        result = rpc("ListTasks", {"contextId": "ctx-list", "pageSize": 1})["result"]
+        assert result["totalSize"] == 4
+        assert len(result["tasks"]) == 1
+
+    def test_status_filter(self, rpc):
+        done = new_task(rpc, "hello", contextId="ctx-s")
+        waiting = new_task(rpc, "input", contextId="ctx-s")
+        failed = new_task(rpc, "fail", contextId="ctx-s")
+        for status, expected in [
+            ("TASK_STATE_COMPLETED", done),
+            ("TASK_STATE_INPUT_REQUIRED", waiting),
+            (4, failed),
+        ]:
+            result = rpc("ListTasks", {"contextId": "ctx-s", "status": status})["result"]
+            assert [t["id"] for t in result["tasks"]] == [expected["id"]]
+            assert result["totalSize"] == 1
+        unfiltered = rpc("ListTasks", {"contextId": "ctx-s", "status": "TASK_STATE_UNSPECIFIED"})
+        assert unfiltered["result"]["totalSize"] == 3
+
+    @pytest.mark.parametrize("status", ["COMPLETED", "completed", 99])
+    def test_invalid_status(self, rpc, status):
+        error = error_of(rpc("ListTasks", {"contextId": "c", "status": status}), -32602)
+        assert violated_fields(error) == ["status"]
+
+    def test_status_timestamp_after_is_inclusive(self, rpc):
+        ids = self.make(rpc, 3)
+        stamps = [BASE + timedelta(seconds=i, milliseconds=250) for i in range(3)]
+        for task_id, when in zip(ids, stamps, strict=True):
+            set_status_timestamp(task_id, when)
+        result = rpc(
+            "ListTasks",
+            {"contextId": "ctx-list", "statusTimestampAfter": format_timestamp(stamps[1])},
+        )["result"]
+        assert [t["id"] for t in result["tasks"]] == [ids[2], ids[1]]
+        assert result["totalSize"] == 2
+        # An offset form of the same instant is the same filter.
+        local = stamps[1].astimezone(UTC).replace(tzinfo=None).isoformat() + "+00:00"
+        again = rpc("ListTasks", {"contextId": "ctx-list", "statusTimestampAfter": local})
+        assert again["result"]["totalSize"] == 2
+        later = rpc(
+            "ListTasks",
+            {
+                "contextId": "ctx-list",
+                "statusTimestampAfter": format_timestamp(stamps[2] + timedelta(milliseconds=1)),
+            },
+        )["result"]
+        assert later["tasks"] == []
+
+    def test_invalid_status_timestamp_after(self, rpc):
+        error = error_of(rpc("ListTasks", {"statusTimestampAfter": "last week"}), -32602)
+        assert violated_fields(error) == ["statusTimestampAfter"]
+
+    @pytest.mark.parametrize("params", [{}, {"includeArtifacts": False}])
+    def test_artifacts_omitted_unless_asked(self, rpc, params):
+        new_task(rpc, "hello", contextId="ctx-a")
+        new_task(rpc, "x", messageId="tck-artifact-data-1", contextId="ctx-a")
+        new_task(rpc, "input", contextId="ctx-a")
+        result = rpc("ListTasks", {"contextId": "ctx-a", **params})["result"]
+        assert len(result["tasks"]) == 3
+        for task in result["tasks"]:
+            assert "artifacts" not in task
+
+    def test_artifacts_included_when_asked(self, rpc):
+        echo = new_task(rpc, "hello", contextId="ctx-a")
+        data = new_task(rpc, "x", messageId="tck-artifact-data-1", contextId="ctx-a")
+        result = rpc("ListTasks", {"contextId": "ctx-a", "includeArtifacts": True})["result"]
+        by_id = {t["id"]: t for t in result["tasks"]}
+        assert by_id[echo["id"]]["artifacts"] == echo["artifacts"]
+        assert by_id[data["id"]]["artifacts"] == data["artifacts"]
+        assert by_id[data["id"]]["artifacts"][0]["parts"][0]["data"] == {
+            "key": "value",
+            "count": 42,
+        }
+
+    def test_history_length_per_task(self, rpc):
+        tasks = []
+        for name in ("first", "second"):
+            task = new_task(rpc, f"input {name}", contextId="ctx-h")
+            new_task(rpc, f"input {name} again", taskId=task["id"])
+            tasks.append(task["id"])
+        full = rpc("ListTasks", {"contextId": "ctx-h"})["result"]
+        for task in full["tasks"]:
+            assert roles(task) == [USER, AGENT, USER, AGENT]
+
+        result = rpc("ListTasks", {"contextId": "ctx-h", "historyLength": 1})["result"]
+        assert {t["id"] for t in result["tasks"]} == set(tasks)
+        full_by_id = {t["id"]: t for t in full["tasks"]}
+        for task in result["tasks"]:
+            assert len(task["history"]) == 1
+            [last] = task["history"]
+            assert last["taskId"] == task["id"]
+            assert last == full_by_id[task["id"]]["history"][-1]
+            assert last == task["status"]["message"]
+
+        two = rpc("ListTasks", {"contextId": "ctx-h", "historyLength": 2})["result"]
+        for task in two["tasks"]:
+            assert task["history"] == full_by_id[task["id"]]["history"][-2:]
+
+        zero = rpc("ListTasks", {"contextId": "ctx-h", "historyLength": 0})["result"]
+        assert all("history" not in task for task in zero["tasks"])
+
+    def test_negative_history_length(self, rpc):
+        error = error_of(rpc("ListTasks", {"contextId": "c", "historyLength": -1}), -32602)
+        assert violated_fields(error) == ["historyLength"]
+
+
+# --- CancelTask -------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestCancelTask:
+    def test_cancel_input_required_task(self, rpc):
+        task = new_task(rpc, "input please")
+        result = rpc("CancelTask", {"id": task["id"], "metadata": {"reason": "test"}})["result"]
+        assert result["id"] == task["id"]
+        assert result["contextId"] == task["contextId"]
+        assert result["status"]["state"] == "TASK_STATE_CANCELED"
+        assert "message" not in result["status"]
+        assert roles(result) == [USER, AGENT]
+        got = rpc("GetTask", {"id": task["id"]})["result"]
+        assert got["status"]["state"] == "TASK_STATE_CANCELED"
+        assert Task.objects.get(pk=task["id"]).state == "TASK_STATE_CANCELED"
+
+    def test_second_cancel_is_not_cancelable(self, rpc):
+        task = new_task(rpc, "input please")
+        rpc("CancelTask", {"id": task["id"]})
+        error = error_of(rpc("CancelTask", {"id": task["id"]}), -32002)
+        info = error_info(error)
+        assert info["reason"] == "TASK_NOT_CANCELABLE"
+        assert info["metadata"]["taskId"] == task["id"]
+
+    @pytest.mark.parametrize(
+        ("text", "fields"),
+        [("hello", {}), ("fail", {}), ("x", {"messageId": "tck-reject-task-3"})],
+    )
+    def test_terminal_task_is_not_cancelable(self, rpc, text, fields):
+        task = new_task(rpc, text, **fields)
+        before = Task.objects.get(pk=task["id"])
+        error_of(rpc("CancelTask", {"id": task["id"]}), -32002)
+        after = Task.objects.get(pk=task["id"])
+        assert (after.state, after.status_timestamp) == (before.state, before.status_timestamp)
+
+    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "nope"])
+    def test_unknown_task(self, rpc, task_id):
+        error = error_of(rpc("CancelTask", {"id": task_id}), -32001)
+        assert error_info(error)["metadata"]["taskId"] == task_id
+
+    def test_missing_id(self, rpc):
+        error = error_of(rpc("CancelTask", {}), -32602)
+        assert violated_fields(error) == ["id"]
+
+    def test_follow_up_after_cancel_is_unsupported(self, rpc):
+        task = new_task(rpc, "input please")
+        rpc("CancelTask", {"id": task["id"]})
+        error = error_of(send(rpc, "too late", taskId=task["id"]), -32004)
+        assert error_info(error)["metadata"]["state"] == "TASK_STATE_CANCELED"
+
+
+# --- capabilities not declared ----------------------------------------------------------------
+
+
+class TestNotSupported:
+    @pytest.mark.parametrize(
+        ("method", "params"),
+        [
+            ("SendStreamingMessage", {"message": user_message("x")}),
+            ("SubscribeToTask", {"id": str(uuid.uuid4())}),
+        ],
+    )
+    def test_streaming(self, rpc, method, params):
+        error = error_of(rpc(method, params), -32004)
+        assert error_info(error)["reason"] == "UNSUPPORTED_OPERATION"
+        assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize(
+        "method",
+        [
+            "CreateTaskPushNotificationConfig",
+            "GetTaskPushNotificationConfig",
+            "ListTaskPushNotificationConfigs",
+            "DeleteTaskPushNotificationConfig",
+        ],
+    )
+    def test_push_configs(self, rpc, method):
+        error = error_of(rpc(method, {"taskId": str(uuid.uuid4()), "id": "c"}), -32003)
+        assert error_info(error)["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
+
+    def test_extended_card(self, rpc):
+        error = error_of(rpc("GetExtendedAgentCard", {}), -32004)
+        assert error_info(error)["reason"] == "UNSUPPORTED_OPERATION"
+
+
+# --- query counts -----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestQueryCounts:
+    def test_get_task_costs_the_same_whatever_the_history(
+        self, rpc, django_assert_num_queries, django_assert_max_num_queries
+    ):
+        short = new_task(rpc, "input short")
+        add_messages(short["id"], 1)
+        long = new_task(rpc, "input long")
+        add_messages(long["id"], 58)
+        assert TaskMessage.objects.filter(task_id=short["id"]).count() == 3
+        assert TaskMessage.objects.filter(task_id=long["id"]).count() == 60
+
+        baseline = count_queries(lambda: rpc("GetTask", {"id": short["id"]}))
+        assert baseline <= 3
+        with django_assert_num_queries(baseline):
+            got = rpc("GetTask", {"id": long["id"]})["result"]
+        assert len(got["history"]) == 60
+        with django_assert_max_num_queries(baseline):
+            trimmed = rpc("GetTask", {"id": long["id"], "historyLength": 5})["result"]
+        assert len(trimmed["history"]) == 5
+
+    def test_send_message_costs_the_same_in_a_busy_context(self, rpc, django_assert_num_queries):
+        quiet = count_queries(lambda: send(rpc, "hello", contextId="ctx-quiet"))
+        for i in range(25):
+            new_task(rpc, f"hello {i}", contextId="ctx-busy")
+        with django_assert_num_queries(quiet):
+            task = new_task(rpc, "hello", contextId="ctx-busy")
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    def test_follow_up_costs_the_same_whatever_the_history(self, rpc, django_assert_num_queries):
+        short = new_task(rpc, "input short")
+        long = new_task(rpc, "input long")
+        add_messages(long["id"], 60)
+        baseline = count_queries(lambda: send(rpc, "input more", taskId=short["id"]))
+        with django_assert_num_queries(baseline):
+            result = new_task(rpc, "input more", taskId=long["id"])
+        assert len(result["history"]) == 64
+        assert TaskMessage.objects.filter(task_id=long["id"]).count() == 64
+
+    def test_list_tasks_costs_the_same_whatever_the_page(self, rpc, django_assert_num_queries):
+        for i in range(2):
+            new_task(rpc, f"input {i}", contextId="ctx-few")
+        for i in range(12):
+            task = new_task(rpc, f"input {i}", contextId="ctx-many")
+            add_messages(task["id"], 3)
+        params = {"historyLength": 2, "includeArtifacts": True}
+        few = count_queries(lambda: rpc("ListTasks", {"contextId": "ctx-few", **params}))
+        with django_assert_num_queries(few):
+            result = rpc("ListTasks", {"contextId": "ctx-many", **params})["result"]
+        assert len(result["tasks"]) == 12
+        assert all(len(t["history"]) == 2 for t in result["tasks"])
+
+
+def test_artifact_rows_are_kept_in_order(rpc, conformance_mode):
+    task = new_task(rpc, "x", messageId="tck-artifact-text-1")
+    rows = list(TaskArtifact.objects.filter(task_id=task["id"]).values_list("position", "name"))
+    assert rows == [(0, "text")]
