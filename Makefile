@@ -49,4 +49,4 @@ check: $(VENV)/.run-deps
 	$(PY) manage.py makemigrations --check --dry-run
 
 clean:
-	rm -rf $(VENV) db.sqlite3* test-db.sqlite3*
+	rm -rf $(VENV) db.sqlite3* var

@@ -4,6 +4,8 @@ Every value has a default that runs the demo with no external service (SQLite ne
 this project). See ``.env.example`` for the variables; a ``.env`` file is read if present.
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 import environ
@@ -32,6 +34,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves the admin's static files under uvicorn/gunicorn, with no web server in front.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -72,8 +76,9 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
-    # A file, not memory, so that a server started by the integration tests sees it.
-    _db["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
+    # A file, not memory, so that a server started by the integration tests sees it; one
+    # per test process, so that parallel runs don't share it.
+    _db["TEST"] = {"NAME": str(Path(tempfile.gettempdir()) / f"a2a-test-{os.getpid()}.sqlite3")}
 elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.postgresql_psycopg2"):
     _db["ENGINE"] = "django.db.backends.postgresql"
     # Under ASGI every request runs in a new thread; without a pool each one would open
@@ -97,7 +102,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = BASE_DIR / "var" / "static"
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# The demo serves static files straight from the apps, so `make run` needs no collectstatic.
+WHITENOISE_USE_FINDERS = True
 
 LOGGING = {
     "version": 1,
@@ -107,6 +115,27 @@ LOGGING = {
         "a2a_app": {"handlers": ["console"], "level": env.str("A2A_LOG_LEVEL", default="INFO")},
     },
 }
+
+# --- Celery -----------------------------------------------------------------------------------
+# The embedded default is kombu's filesystem transport under var/broker: a real broker
+# and a real worker process with no external service. Production: redis://127.0.0.1:6379/0.
+BROKER_DIR = BASE_DIR / "var" / "broker"
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    BROKER_DIR.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(BROKER_DIR),
+        "data_folder_out": str(BROKER_DIR),
+        "store_processed": False,
+    }
+CELERY_TASK_IGNORE_RESULT = True
+# A task is acknowledged after it ran, so a worker lost mid-task leaves it to be redelivered
+# (by brokers that redeliver); a2a_app's lease sweep covers the rest.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 
 A2A_APP = {
     "NAME": "Trattoria Django",

@@ -3,7 +3,10 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from . import views
+
 urlpatterns = [
+    path("", views.home, name="home"),
     path("admin/", admin.site.urls),
     path("", include("a2a_app.urls")),
     path("", include("skills.urls")),
