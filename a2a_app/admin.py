@@ -11,9 +11,9 @@ from django.http import HttpRequest
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from . import registry, service
+from . import push, registry, service
 from .auth import Caller
-from .models import Skill, Task, TaskArtifact, TaskMessage
+from .models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskMessage
 from .protocol.errors import A2AError
 from .protocol.types import TERMINAL_STATES, TaskIdRequest
 
@@ -36,6 +36,7 @@ class SkillForm(forms.ModelForm):
             "output_modes",
             "enabled",
             "access",
+            "execution",
             "order",
         )
 
@@ -53,7 +54,16 @@ class SkillForm(forms.ModelForm):
 @admin.register(Skill)
 class SkillAdmin(admin.ModelAdmin):
     form = SkillForm
-    list_display = ("id", "name", "handler", "enabled", "access", "order", "updated_at")
+    list_display = (
+        "id",
+        "name",
+        "handler",
+        "enabled",
+        "access",
+        "execution",
+        "order",
+        "updated_at",
+    )
     list_editable = ("enabled", "order")
     list_filter = ("enabled", "access")
     search_fields = ("id", "name", "description")
@@ -100,6 +110,13 @@ class TaskArtifactInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+class PushConfigInline(ReadOnlyInline):
+    model = PushConfig
+    # Secrets (token, credentials) stay out of the admin.
+    fields = ("config_id", "url", "auth_scheme", "protocol_version", "created_at")
+    readonly_fields = fields
+
+
 @admin.register(Task)
 class TaskAdmin(admin.ModelAdmin):
     list_display = ("id", "state", "skill_id", "context_id", "owner", "status_timestamp")
@@ -118,9 +135,13 @@ class TaskAdmin(admin.ModelAdmin):
         "skill_state",
         "protocol_version",
         "created_at",
+        "background",
+        "run_attempts",
+        "enqueued_at",
+        "lease_expires_at",
     )
-    exclude = ("status_message",)
-    inlines = (TaskMessageInline, TaskArtifactInline)
+    fields = readonly_fields
+    inlines = (TaskMessageInline, TaskArtifactInline, PushConfigInline)
     actions = ("cancel_tasks",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -156,3 +177,51 @@ def _owner_user(task: Task) -> Any:
     from django.contrib.auth import get_user_model
 
     return get_user_model().objects.filter(pk=task.owner.removeprefix("user:")).first()
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(admin.ModelAdmin):
+    """The webhook delivery log: every event to every webhook, with its last attempt."""
+
+    list_display = (
+        "id",
+        "task",
+        "event_sequence",
+        "url",
+        "status",
+        "attempts",
+        "last_status_code",
+        "next_attempt_at",
+        "delivered_at",
+    )
+    list_filter = ("status",)
+    search_fields = ("=task__id", "url")
+    list_select_related = ("event",)
+    readonly_fields = (
+        "task",
+        "config",
+        "event",
+        "url",
+        "status",
+        "attempts",
+        "last_status_code",
+        "last_error",
+        "next_attempt_at",
+        "delivered_at",
+        "created_at",
+        "updated_at",
+    )
+    fields = readonly_fields
+    actions = ("redeliver",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description=_("event"), ordering="event__sequence")
+    def event_sequence(self, obj: Delivery) -> int:
+        return obj.event.sequence
+
+    @admin.action(description=_("Redeliver selected events"))
+    def redeliver(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
+        count = push.redeliver(queryset)
+        self.message_user(request, _("Queued %d delivery(ies) again.") % count, messages.SUCCESS)

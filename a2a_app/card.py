@@ -59,7 +59,7 @@ def build_card(root: str, catalogue: Catalogue) -> dict[str, Any]:
     s = a2a_settings
     capabilities: dict[str, Any] = {
         "streaming": False,
-        "pushNotifications": False,
+        "pushNotifications": bool(s.PUSH_NOTIFICATIONS),
         "extendedAgentCard": False,
     }
     if s.EXTENSIONS:

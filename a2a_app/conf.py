@@ -48,12 +48,37 @@ DEFAULTS: dict[str, Any] = {
     "MAX_REQUEST_BYTES": 1024 * 1024,
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
     "ROUTER": "a2a_app.routing.route_message",
+    # --- background skills (Celery) ---------------------------------------------------
+    # A blocking SendMessage to a background skill waits at most this long, then answers
+    # with the task as it is (usually WORKING).
+    "BLOCKING_TIMEOUT": 30,
+    # While a worker runs a task it holds a lease, renewed on every progress report; a
+    # lease that runs out means the worker died: the sweep retries or fails the task.
+    "WORKER_LEASE_SECONDS": 300,
+    "MAX_RUN_ATTEMPTS": 2,
+    # A SUBMITTED task not picked up after this long is handed to the broker again.
+    "RESUBMIT_AFTER_SECONDS": 60,
+    # --- push notifications -----------------------------------------------------------
+    "PUSH_NOTIFICATIONS": True,
+    "WEBHOOK_TIMEOUT": 10,
+    "WEBHOOK_MAX_ATTEMPTS": 8,
+    "WEBHOOK_BACKOFF_SECONDS": 2,
+    "WEBHOOK_BACKOFF_MAX_SECONDS": 600,
+    # The class that POSTs webhooks; "a2a_app.webhooks.OutboxSender" records them (tests).
+    "WEBHOOK_SENDER": "a2a_app.webhooks.RequestsSender",
+    # http:// webhook URLs are refused unless this is true (None: allowed when DEBUG).
+    "WEBHOOK_ALLOW_HTTP": None,
+    # Hosts and networks (CIDR strings) exempt from the SSRF guard.
+    "WEBHOOK_ALLOWED_HOSTS": [],
+    "WEBHOOK_ALLOWED_NETWORKS": [],
+    # Fernet keys, newest first, that encrypt webhook secrets; empty: derived from SECRET_KEY.
+    "ENCRYPTION_KEYS": [],
     # --- conformance ------------------------------------------------------------------
     # Serve only the built-in "conformance" skill, for external conformance suites.
     "CONFORMANCE_MODE": False,
 }
 
-IMPORT_STRINGS = ("AUTHENTICATION_CLASSES", "ROUTER")
+IMPORT_STRINGS = ("AUTHENTICATION_CLASSES", "ROUTER", "WEBHOOK_SENDER")
 
 
 class A2ASettings:

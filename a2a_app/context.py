@@ -9,8 +9,15 @@ A handler is a plain function ``handler(ctx) -> Outcome``::
 
 It may return ``ctx.complete(...)``, ``ctx.ask(...)`` (input-required),
 ``ctx.reject(...)``, ``ctx.fail(...)``, ``ctx.reply(...)`` (a direct Message, no task),
-or a plain string (completed with one text artifact). An exception becomes a FAILED
-task with a safe message; the traceback goes to the ``a2a_app.calls`` logger.
+``ctx.keep_working(...)`` (the task stays WORKING until site code finishes it through
+``a2a_app.api``), or a plain string (completed with one text artifact). An exception
+becomes a FAILED task with a safe message; the traceback goes to the ``a2a_app.calls``
+logger.
+
+While it runs, a handler may report progress (``ctx.progress``), add artifacts
+(``ctx.add_artifact``), stream one in chunks (``ctx.artifact_writer``) and ask whether
+the task was canceled (``ctx.is_canceled``). In a worker each of these is committed at
+once, so streams and webhooks see it; inline, they are saved with the outcome.
 """
 
 from __future__ import annotations
@@ -18,9 +25,9 @@ from __future__ import annotations
 import base64
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .protocol.types import Artifact, Message, Part, Role
+from .protocol.types import Artifact, Message, Part, Role, TaskState
 
 if TYPE_CHECKING:
     from .auth import Caller
@@ -58,7 +65,28 @@ class Reply:
     parts: list[Part]
 
 
-Outcome = Completed | InputRequired | Rejected | Failed | Reply
+@dataclass(slots=True)
+class Working:
+    """The handler is done for now; site code will finish the task later."""
+
+    message: str = ""
+
+
+Outcome = Completed | InputRequired | Rejected | Failed | Reply | Working
+
+
+class TaskCanceled(Exception):
+    """Raised into a running handler when its task was canceled (or otherwise ended)."""
+
+
+class TaskSink(Protocol):
+    """Where a running handler's progress goes: the request's update, or the database."""
+
+    def status(self, state: TaskState, message: Message | None) -> None: ...
+
+    def artifact(self, artifact: Artifact, *, append: bool, last_chunk: bool) -> None: ...
+
+    def is_canceled(self) -> bool: ...
 
 
 # --- artifact helpers ----------------------------------------------------------------------
@@ -113,6 +141,7 @@ class SkillContext:
     metadata: dict[str, Any] = field(default_factory=dict)
     accepted_output_modes: list[str] = field(default_factory=list)
     is_follow_up: bool = False
+    sink: TaskSink | None = None
 
     @property
     def text(self) -> str:
@@ -165,6 +194,39 @@ class SkillContext:
     def fail(self, reason: str) -> Failed:
         return Failed(reason)
 
+    def keep_working(self, message: str = "") -> Working:
+        """Leave the task WORKING; finish it later with ``a2a_app.api`` (e.g. from the admin)."""
+        return Working(message)
+
+    # --- while running ---------------------------------------------------------------
+
+    def progress(self, text: str, *, data: Any = None) -> None:
+        """Report progress: a WORKING status whose message says what is going on."""
+        parts = [Part.text_part(text)]
+        if data is not None:
+            parts.append(Part.data_part(data))
+        message = agent_message(parts, context_id=self.context_id, task_id=self.task_id)
+        self._sink().status(TaskState.WORKING, message)
+
+    def add_artifact(
+        self, artifact: Artifact, *, append: bool = False, last_chunk: bool = False
+    ) -> None:
+        """Publish an artifact now (``append``: add parts to the artifact with its id)."""
+        self._sink().artifact(artifact, append=append, last_chunk=last_chunk)
+
+    def artifact_writer(self, *, name: str = "", description: str = "") -> ArtifactWriter:
+        """Stream one artifact in chunks: ``w.write("part 1")``, ``w.write("end", last=True)``."""
+        return ArtifactWriter(self, name=name, description=description)
+
+    def is_canceled(self) -> bool:
+        """True once the task was canceled: stop working, the result would be dropped."""
+        return self.sink is not None and self.sink.is_canceled()
+
+    def _sink(self) -> TaskSink:
+        if self.sink is None:
+            raise RuntimeError("this SkillContext is not attached to a task")
+        return self.sink
+
     def reply(self, text: str | None = None, *, data: Any = None) -> Reply:
         """Answer with a direct Message instead of a task (for quick, stateless answers)."""
         parts = []
@@ -175,6 +237,29 @@ class SkillContext:
         if not parts:
             raise ValueError("reply needs text or data")
         return Reply(parts)
+
+
+class ArtifactWriter:
+    """One artifact written in chunks; every chunk after the first is appended."""
+
+    def __init__(self, ctx: SkillContext, *, name: str = "", description: str = "") -> None:
+        self.ctx = ctx
+        self.artifact_id = _artifact_id()
+        self.name = name
+        self.description = description
+        self._started = False
+
+    def write(self, text: str | None = None, *, data: Any = None, last: bool = False) -> None:
+        parts = []
+        if text is not None:
+            parts.append(Part.text_part(text))
+        if data is not None:
+            parts.append(Part.data_part(data))
+        if not parts:
+            raise ValueError("write needs text or data")
+        artifact = Artifact(self.artifact_id, parts, self.name, self.description)
+        self.ctx.add_artifact(artifact, append=self._started, last_chunk=last)
+        self._started = True
 
 
 def agent_message(parts: list[Part], *, context_id: str, task_id: str = "") -> Message:

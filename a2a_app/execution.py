@@ -21,9 +21,12 @@ from .context import (
     Rejected,
     Reply,
     SkillContext,
+    TaskCanceled,
+    Working,
     agent_message,
 )
 from .protocol.types import Artifact, Message, Part, TaskState
+from .updates import TaskUpdate
 
 logger = logging.getLogger("a2a_app.calls")
 
@@ -41,21 +44,28 @@ class Resolution:
     reply: Message | None = None
 
 
-def run_handler(ctx: SkillContext) -> Outcome:
+def run_handler(ctx: SkillContext, *, savepoint: bool = True) -> Outcome | None:
     """Call the skill's handler; an exception (or a bad return value) becomes Failed.
 
-    The handler runs in a savepoint so that a failure rolls back its own writes while
-    the task's FAILED state is still recorded by the surrounding transaction.
+    Inline, the handler runs in a savepoint so that a failure rolls back its own writes
+    while the task's FAILED state is still recorded by the surrounding transaction. In a
+    worker there is no surrounding transaction (progress must commit as it happens), so
+    the handler owns its writes. ``None`` means the task was canceled while it ran.
     """
     spec = ctx.skill.spec
     started = time.perf_counter()
     if spec is None:
-        outcome: Outcome = Failed(f"Skill {ctx.skill.id!r} has no handler on this site.")
+        outcome: Outcome | None = Failed(f"Skill {ctx.skill.id!r} has no handler on this site.")
         logger.error("skill=%s handler=%s missing", ctx.skill.id, ctx.skill.handler_key)
     else:
         try:
-            with transaction.atomic():
+            if savepoint:
+                with transaction.atomic():
+                    outcome = _coerce(spec.handler(ctx), ctx)
+            else:
                 outcome = _coerce(spec.handler(ctx), ctx)
+        except TaskCanceled:
+            outcome = None
         except Exception:
             logger.exception(
                 "skill=%s task=%s context=%s raised", ctx.skill.id, ctx.task_id, ctx.context_id
@@ -66,14 +76,14 @@ def run_handler(ctx: SkillContext) -> Outcome:
         ctx.skill.id,
         ctx.task_id,
         ctx.context_id,
-        type(outcome).__name__,
+        type(outcome).__name__ if outcome is not None else "Canceled",
         (time.perf_counter() - started) * 1000,
     )
     return outcome
 
 
 def _coerce(result: object, ctx: SkillContext) -> Outcome:
-    if isinstance(result, (Completed, InputRequired, Rejected, Failed, Reply)):
+    if isinstance(result, (Completed, InputRequired, Rejected, Failed, Reply, Working)):
         return result
     if isinstance(result, str):
         return ctx.complete(result)
@@ -81,6 +91,8 @@ def _coerce(result: object, ctx: SkillContext) -> Outcome:
 
 
 def resolve_outcome(outcome: Outcome, *, task_id: str, context_id: str) -> Resolution:
+    """The state, status message and artifacts an outcome leaves the task in."""
+
     def says(*parts: Part) -> Message:
         return agent_message(list(parts), context_id=context_id, task_id=task_id)
 
@@ -99,6 +111,20 @@ def resolve_outcome(outcome: Outcome, *, task_id: str, context_id: str) -> Resol
         return Resolution(TaskState.REJECTED, says(Part.text_part(outcome.reason)))
     if isinstance(outcome, Failed):
         return Resolution(TaskState.FAILED, says(Part.text_part(outcome.reason)))
+    if isinstance(outcome, Working):
+        message = says(Part.text_part(outcome.message)) if outcome.message else None
+        return Resolution(TaskState.WORKING, message)
     # Reply: a direct Message. On an existing task it closes the exchange as its answer.
     message = says(*outcome.parts)
     return Resolution(TaskState.COMPLETED, message, reply=message)
+
+
+def apply_resolution(update: TaskUpdate, resolution: Resolution) -> None:
+    """Record a resolution on a task update: its artifacts, then its status."""
+    for artifact in resolution.artifacts:
+        update.add_artifact(artifact)
+    still_working = resolution.state is TaskState.WORKING
+    if still_working and resolution.status_message is None:
+        if update.task.task_state is TaskState.WORKING:
+            return  # nothing new to say
+    update.set_status(resolution.state, resolution.status_message)

@@ -6,17 +6,29 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import service
+from . import push, service
 from .auth import Caller
-from .protocol.types import GetTaskRequest, ListTasksRequest, SendMessageRequest, TaskIdRequest
+from .protocol.types import (
+    GetTaskRequest,
+    ListPushConfigsRequest,
+    ListTasksRequest,
+    PushConfigIdRequest,
+    PushNotificationConfig,
+    SendMessageRequest,
+    TaskIdRequest,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Method:
     parse: Callable[[dict[str, Any]], Any] | None
     run: Callable[..., Any]
+    #: Checked before the params: an undeclared capability is the error, not bad params.
+    gate: Callable[[], None] | None = None
 
     def __call__(self, params: dict[str, Any], caller: Caller) -> Any:
+        if self.gate is not None:
+            self.gate()
         request = self.parse(params) if self.parse is not None else params
         return self.run(request, caller)
 
@@ -28,9 +40,17 @@ V1_METHODS: dict[str, Method] = {
     "CancelTask": Method(TaskIdRequest.from_wire, service.cancel_task),
     "SendStreamingMessage": Method(None, service.streaming_not_supported),
     "SubscribeToTask": Method(None, service.streaming_not_supported),
-    "CreateTaskPushNotificationConfig": Method(None, service.push_not_supported),
-    "GetTaskPushNotificationConfig": Method(None, service.push_not_supported),
-    "ListTaskPushNotificationConfigs": Method(None, service.push_not_supported),
-    "DeleteTaskPushNotificationConfig": Method(None, service.push_not_supported),
+    "CreateTaskPushNotificationConfig": Method(
+        PushNotificationConfig.from_wire, push.create_config, gate=push.require_push
+    ),
+    "GetTaskPushNotificationConfig": Method(
+        PushConfigIdRequest.from_wire, push.get_config, gate=push.require_push
+    ),
+    "ListTaskPushNotificationConfigs": Method(
+        ListPushConfigsRequest.from_wire, push.list_configs, gate=push.require_push
+    ),
+    "DeleteTaskPushNotificationConfig": Method(
+        PushConfigIdRequest.from_wire, push.delete_config, gate=push.require_push
+    ),
     "GetExtendedAgentCard": Method(None, service.extended_card_not_supported),
 }

@@ -15,6 +15,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .crypto import EncryptedTextField
 from .protocol.types import TERMINAL_STATES, TaskState
 
 
@@ -46,8 +47,21 @@ class Skill(models.Model):
     output_modes = models.JSONField(
         default=list, blank=True, help_text=_("Media types; empty means the card's defaults.")
     )
+
+    class Execution(models.TextChoices):
+        DEFAULT = "", _("As the handler declares")
+        INLINE = "inline", _("Inline, in the request")
+        BACKGROUND = "background", _("In a background worker")
+
     enabled = models.BooleanField(default=True)
     access = models.CharField(max_length=20, choices=Access.choices, default=Access.PUBLIC)
+    execution = models.CharField(
+        max_length=20,
+        choices=Execution.choices,
+        default=Execution.DEFAULT,
+        blank=True,
+        help_text=_("Run long skills in a worker so that no request waits for them."),
+    )
     order = models.PositiveIntegerField(default=0, help_text=_("Position in the agent card."))
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -91,6 +105,17 @@ class Task(models.Model):
     skill_state = models.JSONField(default=dict, blank=True)
     protocol_version = models.CharField(max_length=10, default="1.0")
     created_at = models.DateTimeField(default=timezone.now)
+    # Counters kept under the task's row lock: the next positions without a MAX() query.
+    message_count = models.PositiveIntegerField(default=0)
+    artifact_count = models.PositiveIntegerField(default=0)
+    event_count = models.PositiveIntegerField(default=0)
+    push_config_count = models.PositiveIntegerField(default=0)
+    # Background execution: when the task was last handed to the broker, how many runs
+    # a worker started, and until when the running worker holds it (see a2a_app.runner).
+    background = models.BooleanField(default=False)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    run_attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("-status_timestamp", "-id")
@@ -102,6 +127,9 @@ class Task(models.Model):
                 fields=["owner", "context_id", "-status_timestamp", "-id"],
                 name="a2a_task_owner_ctx_recent",
             ),
+            # The sweep's two questions: what was never picked up, whose worker vanished.
+            models.Index(fields=["state", "enqueued_at"], name="a2a_task_state_enqueued"),
+            models.Index(fields=["state", "lease_expires_at"], name="a2a_task_state_lease"),
         ]
 
     def __str__(self) -> str:
@@ -155,3 +183,93 @@ class TaskArtifact(models.Model):
 
     def __str__(self) -> str:
         return self.name or self.artifact_id
+
+
+class TaskEvent(models.Model):
+    """The ordered log of what happened to a task, as v1.0 ``StreamResponse`` JSON.
+
+    Streams replay it and webhooks deliver it; ``sequence`` orders one task's events and
+    the primary key orders all events, which is what a polling notifier follows.
+    """
+
+    class Kind(models.TextChoices):
+        STATUS = "status", _("status update")
+        ARTIFACT = "artifact", _("artifact update")
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="events")
+    sequence = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    body = models.JSONField(help_text=_("The event as a v1.0 StreamResponse."))
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ("task", "sequence")
+        constraints = [
+            models.UniqueConstraint(fields=["task", "sequence"], name="a2a_event_task_sequence")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task_id} #{self.sequence} {self.kind}"
+
+
+class PushConfig(models.Model):
+    """A webhook the caller registered for a task (``TaskPushNotificationConfig``)."""
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="push_configs")
+    config_id = models.CharField(max_length=200)
+    url = models.URLField(max_length=2048)
+    token = EncryptedTextField(blank=True)
+    auth_scheme = models.CharField(max_length=50, blank=True)
+    credentials = EncryptedTextField(blank=True)
+    #: Which protocol version registered it; webhook bodies use that version's shapes.
+    protocol_version = models.CharField(max_length=10, default="1.0")
+    created_at = models.DateTimeField(default=timezone.now)
+    # Set while a worker posts this config's events, so only one does (a lease).
+    delivering_until = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ("task", "created_at", "id")
+        verbose_name = _("push notification config")
+        constraints = [
+            models.UniqueConstraint(fields=["task", "config_id"], name="a2a_push_task_config")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.config_id} → {self.url}"
+
+
+class Delivery(models.Model):
+    """One event to one webhook, with every attempt's outcome: the delivery log."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("pending")
+        DELIVERED = "delivered", _("delivered")
+        FAILED = "failed", _("failed")
+        CANCELED = "canceled", _("canceled")
+
+    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="deliveries")
+    # Kept when the config is deleted: the log outlives it; no further attempts are made.
+    config = models.ForeignKey(
+        PushConfig, null=True, blank=True, on_delete=models.SET_NULL, related_name="deliveries"
+    )
+    event = models.ForeignKey(TaskEvent, on_delete=models.CASCADE, related_name="deliveries")
+    url = models.URLField(max_length=2048)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    next_attempt_at = models.DateTimeField(default=timezone.now)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        verbose_name_plural = _("deliveries")
+        indexes = [
+            models.Index(fields=["config", "status", "event"], name="a2a_delivery_next"),
+            models.Index(fields=["status", "next_attempt_at"], name="a2a_delivery_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"event {self.event_id} → {self.url} ({self.status})"

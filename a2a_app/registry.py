@@ -37,6 +37,8 @@ class SkillSpec:
     output_modes: tuple[str, ...] = ()
     # Who may call it by default: "public" (anyone) or "authenticated".
     access: str = "public"
+    # Run in a background worker rather than in the request.
+    background: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -53,12 +55,14 @@ def skill(
     input_modes: list[str] | tuple[str, ...] = (),
     output_modes: list[str] | tuple[str, ...] = (),
     access: str = "public",
+    background: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of skill ``key``.
 
     ``name`` defaults to the key in title case and ``description`` to the function's
     docstring; both, like the other keywords, only seed the ``Skill`` row, which the
-    site owner can then edit in the admin.
+    site owner can then edit in the admin. ``background=True`` runs the handler in a
+    Celery worker instead of the request (the row's "execution" can override it).
     """
 
     def decorator(handler: Handler) -> Handler:
@@ -73,6 +77,7 @@ def skill(
                 input_modes=tuple(input_modes),
                 output_modes=tuple(output_modes),
                 access=access,
+                background=background,
             )
         )
         return handler

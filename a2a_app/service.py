@@ -8,25 +8,26 @@ views, the SSE streams and the Celery tasks. Nothing here knows about HTTP.
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from . import store
+from . import push, runner, store
 from .auth import Caller
 from .conf import a2a_settings
 from .context import SkillContext, agent_message
-from .execution import Resolution, resolve_outcome, run_handler
-from .models import Task, TaskArtifact, TaskMessage
+from .execution import apply_resolution, resolve_outcome, run_handler
+from .models import Task
 from .protocol.errors import (
     ContentTypeNotSupportedError,
     InvalidParamsError,
-    PushNotificationNotSupportedError,
     TaskNotCancelableError,
     UnsupportedOperationError,
 )
 from .protocol.types import (
+    Artifact,
     GetTaskRequest,
     ListTasksRequest,
     Message,
@@ -36,43 +37,100 @@ from .protocol.types import (
     TaskState,
 )
 from .protocol.versions import V1_0
-from .signals import artifact_added, task_status_changed
 from .skills import SkillInfo, get_catalogue
+from .updates import TaskUpdate
 
 JSON = dict[str, Any]
+
+
+class InlineSink:
+    """Progress of a handler running in the request: saved with its outcome."""
+
+    def __init__(self, update: TaskUpdate) -> None:
+        self.update = update
+
+    def status(self, state: TaskState, message: Message | None) -> None:
+        self.update.set_status(state, message)
+
+    def artifact(self, artifact: Artifact, *, append: bool, last_chunk: bool) -> None:
+        self.update.add_artifact(artifact, append=append, last_chunk=last_chunk)
+
+    def is_canceled(self) -> bool:
+        return False  # nobody can cancel it before this transaction commits
+
+
+@dataclass(slots=True)
+class _Sent:
+    """What the transaction of a SendMessage produced."""
+
+    result: JSON | None = None
+    #: A background task to wait for (blocking send) before answering.
+    background_task_id: str = ""
 
 
 # --- SendMessage ------------------------------------------------------------------------
 
 
-def send_message(request: SendMessageRequest, caller: Caller) -> JSON:
+def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_0) -> JSON:
     """Create or continue a task and run its skill; ``{"task": …}`` or ``{"message": …}``.
 
-    Skills run inline and the answer is the task once it is terminal or interrupted.
+    Inline skills run in this transaction. Background skills (and any skill when the
+    client asks for ``returnImmediately``) are stored SUBMITTED and run by a worker; a
+    blocking send then waits for the task to be terminal or interrupted, at most
+    ``BLOCKING_TIMEOUT`` seconds, and answers with the task as it is.
     """
-    if request.configuration.push_notification_config is not None:
-        raise PushNotificationNotSupportedError(
-            "configuration.taskPushNotificationConfig: this agent does not send push notifications"
-        )
-    message = request.message
     with transaction.atomic():
-        if message.task_id:
-            return _continue_task(request, caller)
-        return _start_task(request, caller)
+        if request.message.task_id:
+            sent = _continue_task(request, caller, version)
+        else:
+            sent = _start_task(request, caller, version)
+    if sent.result is not None:
+        return sent.result
+    configuration = request.configuration
+    if not configuration.return_immediately:
+        runner.wait_until_settled(sent.background_task_id, a2a_settings.BLOCKING_TIMEOUT)
+    task = Task.objects.get(pk=sent.background_task_id)
+    return {"task": store.read_task(task, configuration.history_length)}
 
 
-def _start_task(request: SendMessageRequest, caller: Caller) -> JSON:
+def _push_config(request: SendMessageRequest, version: str) -> Any:
+    requested = request.configuration.push_notification_config
+    if requested is None:
+        return None
+    return push.new_config(requested, "configuration.taskPushNotificationConfig.", version)
+
+
+def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _Sent:
     message = request.message
+    configuration = request.configuration
     context_id = message.context_id or str(uuid.uuid4())
     available = [s for s in get_catalogue().enabled if s.allows(caller)]
     skill = a2a_settings.ROUTER(message, request.metadata, available)
     if skill is None:
-        return {"message": _skill_listing(available, context_id).to_wire()}
-    _check_content_types(message, request.configuration.accepted_output_modes, skill)
+        return _Sent({"message": _skill_listing(available, context_id).to_wire()})
+    _check_content_types(message, configuration.accepted_output_modes, skill)
+    push_config = _push_config(request, version)
 
     task_id = str(uuid.uuid4())
     message.task_id, message.context_id = task_id, context_id
-    state: dict[str, Any] = {}
+    background = skill.background or configuration.return_immediately
+    task = Task(
+        id=task_id,
+        context_id=context_id,
+        owner=caller.scope,
+        skill_id=skill.id,
+        state=TaskState.SUBMITTED.value,
+        status_timestamp=timezone.now(),
+        protocol_version=version,
+        background=background,
+    )
+    update = TaskUpdate(task, is_new=True)
+    update.add_message(message)
+    if push_config is not None:
+        update.add_push_config(push_config)
+    if background:
+        return _submit(update)
+
     ctx = SkillContext(
         message=message,
         skill=skill,
@@ -80,39 +138,35 @@ def _start_task(request: SendMessageRequest, caller: Caller) -> JSON:
         task_id=task_id,
         context_id=context_id,
         history=[],
-        state=state,
+        state=task.skill_state,
         metadata=request.metadata,
-        accepted_output_modes=request.configuration.accepted_output_modes,
+        accepted_output_modes=configuration.accepted_output_modes,
+        sink=InlineSink(update),
     )
     resolution = resolve_outcome(run_handler(ctx), task_id=task_id, context_id=context_id)
     if resolution.reply is not None:
-        # A direct answer creates no task.
+        # A direct answer creates no task (and whatever the handler reported goes with it).
         resolution.reply.task_id = ""
-        return {"message": resolution.reply.to_wire()}
-
-    task = Task.objects.create(
-        id=task_id,
-        context_id=context_id,
-        owner=caller.scope,
-        skill_id=skill.id,
-        state=resolution.state.value,
-        status_message=_wire(resolution.status_message),
-        status_timestamp=timezone.now(),
-        skill_state=state,
-        protocol_version=V1_0,
-    )
-    history = [message.to_wire()]
-    if resolution.status_message is not None:
-        history.append(resolution.status_message.to_wire())
-    _append(task, history, resolution.artifacts, first_message=0, first_artifact=0)
-    _announce(task, None, resolution)
-    history = store.trim_history(history, request.configuration.history_length)
-    artifacts = [a.to_wire() for a in resolution.artifacts]
-    return {"task": store.task_to_wire(task, history, artifacts)}
+        return _Sent({"message": resolution.reply.to_wire()})
+    apply_resolution(update, resolution)
+    update.save()
+    history = store.trim_history(update.new_messages, configuration.history_length)
+    return _Sent({"task": store.task_to_wire(task, history, update.artifact_list())})
 
 
-def _continue_task(request: SendMessageRequest, caller: Caller) -> JSON:
+def _submit(update: TaskUpdate) -> _Sent:
+    """Store the task SUBMITTED and hand it to a worker after commit."""
+    task = update.task
+    task.enqueued_at = timezone.now()
+    update.set_status(TaskState.SUBMITTED)
+    update.save()
+    runner.enqueue_on_commit(str(task.pk))
+    return _Sent(background_task_id=str(task.pk))
+
+
+def _continue_task(request: SendMessageRequest, caller: Caller, version: str) -> _Sent:
     message = request.message
+    configuration = request.configuration
     task = store.get_task(message.task_id, caller, for_update=True)
     previous = task.task_state
     if previous.is_terminal:
@@ -137,11 +191,23 @@ def _continue_task(request: SendMessageRequest, caller: Caller) -> JSON:
             f"The skill of task {message.task_id} is no longer available",
             metadata={"taskId": message.task_id},
         )
-    _check_content_types(message, request.configuration.accepted_output_modes, skill)
-
+    _check_content_types(message, configuration.accepted_output_modes, skill)
+    push_config = _push_config(request, version)
     message.context_id = task.context_id
     task_id = str(task.pk)
+
+    if task.background:
+        update = TaskUpdate(task)
+        update.add_message(message)
+        if push_config is not None:
+            update.add_push_config(push_config)
+        return _submit(update)
+
     earlier = store.load_history([task], None).get(task.pk, [])
+    update = TaskUpdate(task, artifacts=store.load_artifacts([task]).get(task.pk, []))
+    update.add_message(message)
+    if push_config is not None:
+        update.add_push_config(push_config)
     ctx = SkillContext(
         message=message,
         skill=skill,
@@ -151,73 +217,15 @@ def _continue_task(request: SendMessageRequest, caller: Caller) -> JSON:
         history=[Message.from_wire(m, "history") for m in earlier],
         state=task.skill_state,
         metadata=request.metadata,
-        accepted_output_modes=request.configuration.accepted_output_modes,
+        accepted_output_modes=configuration.accepted_output_modes,
         is_follow_up=True,
+        sink=InlineSink(update),
     )
     resolution = resolve_outcome(run_handler(ctx), task_id=task_id, context_id=task.context_id)
-
-    task.state = resolution.state.value
-    task.status_message = _wire(resolution.status_message)
-    task.status_timestamp = timezone.now()
-    task.save(update_fields=["state", "status_message", "status_timestamp", "skill_state"])
-    new_messages = [message.to_wire()]
-    if resolution.status_message is not None:
-        new_messages.append(resolution.status_message.to_wire())
-    existing_artifacts = store.load_artifacts([task]).get(task.pk, [])
-    _append(
-        task,
-        new_messages,
-        resolution.artifacts,
-        first_message=len(earlier),
-        first_artifact=len(existing_artifacts),
-    )
-    _announce(task, previous, resolution)
-    history = store.trim_history(earlier + new_messages, request.configuration.history_length)
-    artifacts = existing_artifacts + [a.to_wire() for a in resolution.artifacts]
-    return {"task": store.task_to_wire(task, history, artifacts)}
-
-
-def _wire(message: Message | None) -> JSON | None:
-    return None if message is None else message.to_wire()
-
-
-def _append(
-    task: Task, messages: list[JSON], artifacts: list, *, first_message: int, first_artifact: int
-) -> None:
-    TaskMessage.objects.bulk_create(
-        TaskMessage(
-            task=task,
-            position=first_message + i,
-            message_id=body["messageId"],
-            role=body["role"],
-            body=body,
-        )
-        for i, body in enumerate(messages)
-    )
-    if artifacts:
-        TaskArtifact.objects.bulk_create(
-            TaskArtifact(
-                task=task,
-                position=first_artifact + i,
-                artifact_id=artifact.artifact_id,
-                name=artifact.name,
-                body=artifact.to_wire(),
-            )
-            for i, artifact in enumerate(artifacts)
-        )
-
-
-def _announce(task: Task, previous: TaskState | None, resolution: Resolution) -> None:
-    """Send the signals once the transaction has committed."""
-
-    def send() -> None:
-        task_status_changed.send(
-            sender=Task, task=task, previous_state=previous, state=resolution.state
-        )
-        for artifact in resolution.artifacts:
-            artifact_added.send(sender=Task, task=task, artifact=artifact)
-
-    transaction.on_commit(send)
+    apply_resolution(update, resolution)
+    update.save()
+    history = store.trim_history(earlier + update.new_messages, configuration.history_length)
+    return _Sent({"task": store.task_to_wire(task, history, update.artifact_list())})
 
 
 def _skill_listing(skills: list[SkillInfo], context_id: str) -> Message:
@@ -273,6 +281,7 @@ def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
 
 
 def cancel_task(request: TaskIdRequest, caller: Caller) -> JSON:
+    """CANCELED now; a worker still running the skill finds out and its result is dropped."""
     with transaction.atomic():
         task = store.get_task(request.id, caller, for_update=True)
         previous = task.task_state
@@ -281,11 +290,10 @@ def cancel_task(request: TaskIdRequest, caller: Caller) -> JSON:
                 f"Task {request.id} is already {previous.value}",
                 metadata={"taskId": request.id, "state": previous.value},
             )
-        task.state = TaskState.CANCELED.value
-        task.status_message = None
-        task.status_timestamp = timezone.now()
-        task.save(update_fields=["state", "status_message", "status_timestamp"])
-        _announce(task, previous, Resolution(TaskState.CANCELED))
+        task.lease_expires_at = None
+        update = TaskUpdate(task)
+        update.set_status(TaskState.CANCELED)
+        update.save()
         return store.read_task(task, None)
 
 
@@ -296,10 +304,6 @@ def streaming_not_supported(*args: Any) -> JSON:
     raise UnsupportedOperationError(
         "Streaming is not supported by this agent (capabilities.streaming is false)"
     )
-
-
-def push_not_supported(*args: Any) -> JSON:
-    raise PushNotificationNotSupportedError()
 
 
 def extended_card_not_supported(*args: Any) -> JSON:

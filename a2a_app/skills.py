@@ -34,6 +34,15 @@ class SkillInfo:
     output_modes: tuple[str, ...]
     access: str
     enabled: bool = True
+    execution: str = ""
+
+    @property
+    def background(self) -> bool:
+        """Run in a worker: the row's choice, else what the handler declares."""
+        if self.execution:
+            return self.execution == "background"
+        spec = self.spec
+        return spec is not None and spec.background
 
     @classmethod
     def from_row(cls, row: Skill) -> SkillInfo:
@@ -48,6 +57,7 @@ class SkillInfo:
             output_modes=tuple(row.output_modes or ()),
             access=row.access,
             enabled=row.enabled,
+            execution=row.execution,
         )
 
     @classmethod

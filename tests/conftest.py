@@ -25,6 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # In-process code that enqueues (after commit, in transactional tests) talks to an
+    # in-memory broker; tests that need a real worker start one with a real broker.
+    from celery import current_app
+
+    current_app.conf.broker_url = "memory://"
+    current_app.conf.broker_transport_options = {}
+
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql://")):
         return

@@ -152,10 +152,10 @@ class TestCardContent:
         assert interface["url"] == "https://agent.example.com/a2a/jsonrpc"
         assert "Host" not in response.get("Vary", "")
 
-    def test_capabilities_are_all_false(self, client):
+    def test_capabilities_are_truthful(self, client):
         assert card_json(client)["capabilities"] == {
             "streaming": False,
-            "pushNotifications": False,
+            "pushNotifications": True,
             "extendedAgentCard": False,
         }
 

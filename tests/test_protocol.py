@@ -433,7 +433,8 @@ class TestRequests:
                 "configuration": {"taskPushNotificationConfig": {"url": "https://hook"}},
             }
         )
-        assert request.configuration.push_notification_config == {"url": "https://hook"}
+        config = request.configuration.push_notification_config
+        assert (config.url, config.task_id, config.id) == ("https://hook", "", "")
 
     def test_get_task_request(self):
         request = GetTaskRequest.from_wire({"id": "t1", "historyLength": "3"})

@@ -115,6 +115,7 @@ def add_messages(task_id: str, count: int) -> None:
         )
         for i in range(count)
     )
+    Task.objects.filter(pk=task_id).update(message_count=start + count)
 
 
 def set_status_timestamp(task_id: str, when: datetime) -> None:
@@ -342,7 +343,8 @@ class TestSendMessage:
         task = new_task(rpc, "x", messageId="tck-artifact-text-1")
         assert task["artifacts"][0]["parts"] == [{"text": "Generated text content"}]
 
-    def test_push_config_is_not_supported(self, rpc):
+    def test_push_config_is_refused_when_push_is_off(self, rpc, settings):
+        settings.A2A_APP = {**settings.A2A_APP, "PUSH_NOTIFICATIONS": False}
         body = send(
             rpc,
             configuration={"taskPushNotificationConfig": {"url": "https://hook.example.com"}},
@@ -408,11 +410,6 @@ class TestSendMessage:
         assert done["status"]["state"] == "TASK_STATE_COMPLETED"
         assert roles(done) == [USER, AGENT, USER]
 
-    @pytest.mark.xfail(
-        reason="BUG (spec §3.2.2 MUST): returnImmediately is ignored, skills always run inline "
-        "and the terminal task is returned; service.py:48-60 never reads return_immediately",
-        strict=True,
-    )
     def test_return_immediately_returns_before_the_skill_finishes(self, rpc):
         task = new_task(rpc, "sleep 0.2", configuration={"returnImmediately": True})
         assert task["status"]["state"] in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
@@ -844,7 +841,8 @@ class TestNotSupported:
             "DeleteTaskPushNotificationConfig",
         ],
     )
-    def test_push_configs(self, rpc, method):
+    def test_push_configs_when_push_is_off(self, rpc, method, settings):
+        settings.A2A_APP = {**settings.A2A_APP, "PUSH_NOTIFICATIONS": False}
         error = error_of(rpc(method, {"taskId": str(uuid.uuid4()), "id": "c"}), -32003)
         assert error_info(error)["reason"] == "PUSH_NOTIFICATION_NOT_SUPPORTED"
 

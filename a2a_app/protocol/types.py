@@ -346,7 +346,7 @@ class SendMessageConfiguration:
     accepted_output_modes: list[str] = field(default_factory=list)
     history_length: int | None = None
     return_immediately: bool = False
-    push_notification_config: JSON | None = None
+    push_notification_config: PushNotificationConfig | None = None
 
     @classmethod
     def from_wire(cls, obj: Any, path: str = "configuration") -> SendMessageConfiguration:
@@ -354,11 +354,16 @@ class SendMessageConfiguration:
             return cls()
         obj = require_object(obj, path)
         prefix = f"{path}."
+        push = get_field(obj, "taskPushNotificationConfig")
         return cls(
             accepted_output_modes=read_str_list(obj, "acceptedOutputModes", prefix),
             history_length=read_int(obj, "historyLength", prefix, minimum=0),
             return_immediately=bool(read_bool(obj, "returnImmediately", prefix)),
-            push_notification_config=read_object(obj, "taskPushNotificationConfig", prefix),
+            push_notification_config=None
+            if push is None
+            else PushNotificationConfig.from_wire(
+                push, f"{prefix}taskPushNotificationConfig", task_id_required=False
+            ),
         )
 
 
@@ -441,4 +446,78 @@ class TaskIdRequest:
         return cls(
             id=read_str(params, "id", "", required=True),
             metadata=read_object(params, "metadata", "") or {},
+        )
+
+
+# --- push notification configs -----------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PushNotificationConfig:
+    """``TaskPushNotificationConfig``: a webhook for one task (flat in v1.0)."""
+
+    url: str
+    task_id: str = ""
+    id: str = ""
+    token: str = ""
+    auth_scheme: str = ""
+    credentials: str = ""
+
+    @classmethod
+    def from_wire(cls, obj: Any, path: str = "", *, task_id_required: bool = True) -> Any:
+        obj = require_object(obj, path or "params")
+        prefix = f"{path}." if path else ""
+        auth = read_object(obj, "authentication", prefix)
+        scheme = credentials = ""
+        if auth is not None:
+            scheme = read_str(auth, "scheme", f"{prefix}authentication.", required=True)
+            credentials = read_str(auth, "credentials", f"{prefix}authentication.") or ""
+            if not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", scheme):
+                raise InvalidParamsError.for_field(
+                    f"{prefix}authentication.scheme", "must be an HTTP auth scheme such as Bearer"
+                )
+        if any(c in credentials for c in "\r\n"):
+            raise InvalidParamsError.for_field(
+                f"{prefix}authentication.credentials", "must not contain line breaks"
+            )
+        token = read_str(obj, "token", prefix) or ""
+        if any(c in token for c in "\r\n"):
+            raise InvalidParamsError.for_field(f"{prefix}token", "must not contain line breaks")
+        return cls(
+            url=read_str(obj, "url", prefix, required=True),
+            task_id=read_str(obj, "taskId", prefix, required=task_id_required) or "",
+            id=read_str(obj, "id", prefix) or "",
+            token=token,
+            auth_scheme=scheme,
+            credentials=credentials,
+        )
+
+
+@dataclass(slots=True)
+class PushConfigIdRequest:
+    """Get and Delete: a task id and a config id."""
+
+    task_id: str
+    id: str
+
+    @classmethod
+    def from_wire(cls, params: JSON) -> PushConfigIdRequest:
+        return cls(
+            task_id=read_str(params, "taskId", "", required=True),
+            id=read_str(params, "id", "", required=True),
+        )
+
+
+@dataclass(slots=True)
+class ListPushConfigsRequest:
+    task_id: str
+    page_size: int | None = None
+    page_token: str = ""
+
+    @classmethod
+    def from_wire(cls, params: JSON) -> ListPushConfigsRequest:
+        return cls(
+            task_id=read_str(params, "taskId", "", required=True),
+            page_size=read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE),
+            page_token=read_str(params, "pageToken", "") or "",
         )

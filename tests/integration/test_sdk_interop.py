@@ -151,7 +151,7 @@ def test_card_resolves_and_client_targets_jsonrpc_interface(conformance_server_u
             assert iface.protocol_version == "1.0"
             assert "conformance" in [skill.id for skill in card.skills]
             assert not card.capabilities.streaming
-            assert not card.capabilities.push_notifications
+            assert card.capabilities.push_notifications
             assert not card.capabilities.extended_agent_card
             assert isinstance(s.client, Client)
 

@@ -1,0 +1,227 @@
+"""Running background tasks: what a worker does, what the sweep repairs, how sends wait.
+
+Lifecycle of a background task: SendMessage stores it SUBMITTED and hands its id to the
+broker after commit. A worker (:func:`execute`) takes it under the row lock, marks it
+WORKING with a lease, runs the handler outside any transaction (so progress commits as it
+happens), and writes the outcome unless the task ended meanwhile (a late result after
+CancelTask is dropped, not written).
+
+Nothing is lost (:func:`sweep`, run periodically):
+
+* a SUBMITTED task not picked up within ``RESUBMIT_AFTER_SECONDS`` (broker down at
+  enqueue, message lost) is handed to the broker again;
+* a WORKING task whose lease ran out (the worker was killed: ``kill -9``, OOM, a lost
+  machine) is run again while it has attempts left (``MAX_RUN_ATTEMPTS``), else FAILED
+  with a reason. The lease is renewed by every progress report, so a long handler should
+  report progress more often than ``WORKER_LEASE_SECONDS``. Redelivery by the broker
+  (acks_late) is a bonus, not relied upon: the filesystem broker has none.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from . import store
+from .auth import Caller
+from .conf import a2a_settings
+from .context import SkillContext, TaskCanceled, agent_message
+from .execution import apply_resolution, resolve_outcome, run_handler
+from .models import Task, TaskMessage
+from .protocol.types import Artifact, Message, Part, Role, TaskState
+from .skills import get_catalogue
+from .updates import TaskUpdate
+
+logger = logging.getLogger("a2a_app.calls")
+
+LOST_WORKER_TEXT = "The worker running this task stopped unexpectedly; it was not retried again."
+
+
+def enqueue(task_id: str) -> None:
+    """Hand a task to the broker; never raises (the sweep retries what failed here)."""
+    from .tasks import run_task
+
+    try:
+        run_task.apply_async((task_id,))
+    except Exception:
+        logger.warning("broker unavailable: task %s stays SUBMITTED for the sweep", task_id)
+
+
+def enqueue_on_commit(task_id: str) -> None:
+    # Not delay_on_commit: a broker error there would escape into the request after the
+    # commit; here it is logged and the committed SUBMITTED task waits for the sweep.
+    transaction.on_commit(lambda: enqueue(task_id))
+
+
+def _lease() -> Any:
+    return timezone.now() + timedelta(seconds=a2a_settings.WORKER_LEASE_SECONDS)
+
+
+class LiveSink:
+    """A running handler's progress, committed at once under the task's row lock."""
+
+    def __init__(self, task_id: str) -> None:
+        self.task_id = task_id
+
+    def _update(self) -> TaskUpdate:
+        task = Task.objects.select_for_update().get(pk=self.task_id)
+        if task.is_terminal:
+            raise TaskCanceled(self.task_id)
+        task.lease_expires_at = _lease()
+        return TaskUpdate(task)
+
+    def status(self, state: TaskState, message: Message | None) -> None:
+        with transaction.atomic():
+            update = self._update()
+            update.set_status(state, message)
+            update.save()
+
+    def artifact(self, artifact: Artifact, *, append: bool, last_chunk: bool) -> None:
+        with transaction.atomic():
+            update = self._update()
+            update.add_artifact(artifact, append=append, last_chunk=last_chunk)
+            update.save()
+
+    def is_canceled(self) -> bool:
+        state = Task.objects.filter(pk=self.task_id).values_list("state", flat=True).first()
+        return state is None or TaskState(state).is_terminal
+
+
+def _owner(task: Task) -> Caller:
+    if not task.owner.startswith("user:"):
+        return Caller()
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.filter(pk=task.owner.removeprefix("user:")).first()
+    return Caller(user=user)
+
+
+def execute(task_id: str) -> str:
+    """Run a SUBMITTED task's skill in this process; returns what happened."""
+    with transaction.atomic():
+        task = Task.objects.select_for_update().filter(pk=task_id).first()
+        if task is None or task.task_state is not TaskState.SUBMITTED:
+            return "skipped"
+        skill = get_catalogue().get(task.skill_id)
+        task.run_attempts += 1
+        task.lease_expires_at = _lease()
+        update = TaskUpdate(task)
+        update.set_status(TaskState.WORKING)
+        update.save()
+        rows = list(TaskMessage.objects.filter(task=task).order_by("position"))
+    history = [Message.from_wire(row.body, "history") for row in rows]
+    latest = next((m for m in reversed(history) if m.role is Role.USER), None)
+    if skill is None or latest is None:
+        return _finish(task_id, TaskState.FAILED, "The skill of this task is not available.")
+    ctx = SkillContext(
+        message=latest,
+        skill=skill,
+        caller=_owner(task),
+        task_id=str(task.pk),
+        context_id=task.context_id,
+        history=[m for m in history if m is not latest],
+        state=task.skill_state,
+        is_follow_up=task.message_count > 1,
+        sink=LiveSink(str(task.pk)),
+    )
+    outcome = run_handler(ctx, savepoint=False)
+    if outcome is None:
+        return "canceled"
+    resolution = resolve_outcome(outcome, task_id=str(task.pk), context_id=task.context_id)
+    with transaction.atomic():
+        task = Task.objects.select_for_update().get(pk=task_id)
+        if task.is_terminal:
+            logger.info("task=%s ended while running (%s): result dropped", task_id, task.state)
+            return "dropped"
+        task.skill_state = ctx.state
+        task.lease_expires_at = None
+        update = TaskUpdate(task)
+        apply_resolution(update, resolution)
+        update.save()
+    return resolution.state.value
+
+
+def _finish(task_id: str, state: TaskState, text: str) -> str:
+    with transaction.atomic():
+        task = Task.objects.select_for_update().get(pk=task_id)
+        if task.is_terminal:
+            return "dropped"
+        task.lease_expires_at = None
+        update = TaskUpdate(task)
+        message = agent_message([Part.text_part(text)], context_id=task.context_id, task_id=task_id)
+        update.set_status(state, message)
+        update.save()
+    return state.value
+
+
+def sweep() -> dict[str, int]:
+    """Re-enqueue stalled SUBMITTED tasks, recover tasks of dead workers, retry webhooks."""
+    from .push import due_configs, schedule_deliveries
+
+    now = timezone.now()
+    stale = now - timedelta(seconds=a2a_settings.RESUBMIT_AFTER_SECONDS)
+    resubmit = list(
+        Task.objects.filter(state=TaskState.SUBMITTED.value, enqueued_at__lt=stale).values_list(
+            "pk", flat=True
+        )[:500]
+    )
+    for task_id in resubmit:
+        Task.objects.filter(pk=task_id, state=TaskState.SUBMITTED.value).update(enqueued_at=now)
+        enqueue(str(task_id))
+    recovered = failed = 0
+    expired = Task.objects.filter(state=TaskState.WORKING.value, lease_expires_at__lt=now)
+    for task_id in list(expired.values_list("pk", flat=True)[:500]):
+        with transaction.atomic():
+            task = Task.objects.select_for_update().get(pk=task_id)
+            if task.task_state is not TaskState.WORKING or not task.lease_expires_at:
+                continue
+            if task.lease_expires_at >= now:
+                continue
+            task.lease_expires_at = None
+            update = TaskUpdate(task)
+            if task.run_attempts < a2a_settings.MAX_RUN_ATTEMPTS:
+                task.enqueued_at = now
+                update.set_status(TaskState.SUBMITTED)
+                update.save()
+                transaction.on_commit(lambda task_id=task_id: enqueue(str(task_id)))
+                recovered += 1
+            else:
+                message = agent_message(
+                    [Part.text_part(LOST_WORKER_TEXT)],
+                    context_id=task.context_id,
+                    task_id=str(task_id),
+                )
+                update.set_status(TaskState.FAILED, message)
+                update.save()
+                failed += 1
+    webhooks = due_configs()
+    schedule_deliveries(webhooks)
+    return {
+        "resubmitted": len(resubmit),
+        "recovered": recovered,
+        "failed": failed,
+        "webhook_configs": len(webhooks),
+    }
+
+
+def wait_until_settled(task_id: str, timeout: float) -> None:
+    """Block until the task is terminal or interrupted, or ``timeout`` seconds pass."""
+    deadline = time.monotonic() + timeout
+    delay = 0.02
+    while True:
+        state = Task.objects.filter(pk=task_id).values_list("state", flat=True).first()
+        if state is None or TaskState(state).is_terminal or TaskState(state).is_interrupted:
+            return
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return
+        time.sleep(min(delay, remaining))
+        delay = min(delay * 1.5, 0.5)
+
+
+__all__ = ["execute", "sweep", "wait_until_settled", "enqueue_on_commit", "store"]

@@ -1,0 +1,219 @@
+"""Writing a change to a task: state, history, artifacts and the event log, together.
+
+Every change to a task goes through a :class:`TaskUpdate`, inside a transaction that
+holds the task's row lock (or creates the task). ``save()`` writes the task row, the new
+history messages and artifacts, one :class:`TaskEvent` per status or artifact change,
+and a pending :class:`Delivery` per event and webhook; after commit it sends the
+signals, wakes streams and hands the deliveries to a worker. One code path, so inline
+skills, workers, site code and cancellation all leave the same trail.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from .models import Delivery, PushConfig, Task, TaskArtifact, TaskEvent, TaskMessage
+from .protocol.types import Artifact, Message, Part, TaskState
+from .signals import artifact_added, task_status_changed
+from .store import status_to_wire
+
+JSON = dict[str, Any]
+
+_TASK_FIELDS = [
+    "state",
+    "status_message",
+    "status_timestamp",
+    "skill_state",
+    "message_count",
+    "artifact_count",
+    "event_count",
+    "push_config_count",
+    "enqueued_at",
+    "run_attempts",
+    "lease_expires_at",
+]
+
+
+class TaskUpdate:
+    def __init__(
+        self, task: Task, *, is_new: bool = False, artifacts: list[JSON] | None = None
+    ) -> None:
+        """``artifacts``: the task's stored artifacts if the caller already has them."""
+        self.task = task
+        self.is_new = is_new
+        self.previous_state: TaskState | None = None if is_new else task.task_state
+        self.status_changed = False
+        self._messages: list[JSON] = []
+        self._events: list[tuple[str, JSON]] = []
+        self._push_configs: list[PushConfig] = []
+        self._added: list[Artifact] = []
+        # Artifacts are resolved at save(): appends may target rows not loaded here.
+        self._initial = None if artifacts is None and not is_new else list(artifacts or [])
+        self._artifact_ops: list[tuple[str, JSON, bool]] = []
+        self.artifacts: list[JSON] | None = None
+
+    # --- recording changes ------------------------------------------------------------
+
+    @property
+    def new_messages(self) -> list[JSON]:
+        """The history messages this update adds, in order."""
+        return self._messages
+
+    def add_message(self, message: Message) -> None:
+        self._messages.append(message.to_wire())
+
+    def set_status(self, state: TaskState, message: Message | None = None) -> None:
+        """A new status; its message (if any) also joins the history."""
+        task = self.task
+        task.state = state.value
+        task.status_message = None if message is None else message.to_wire()
+        task.status_timestamp = timezone.now()
+        if message is not None:
+            self._messages.append(task.status_message)
+        self.status_changed = True
+        self._event("status", {"statusUpdate": self._ids() | {"status": status_to_wire(task)}})
+
+    def add_artifact(
+        self, artifact: Artifact, *, append: bool = False, last_chunk: bool = False
+    ) -> None:
+        """Add an artifact, or with ``append`` add its parts to the artifact of that id.
+
+        Without ``append``, an artifact whose id the task already has replaces it.
+        """
+        body = artifact.to_wire()
+        self._artifact_ops.append((artifact.artifact_id, body, append))
+        self._added.append(artifact)
+        event: JSON = self._ids() | {"artifact": body}
+        if append:
+            event["append"] = True
+        if last_chunk:
+            event["lastChunk"] = True
+        self._event("artifact", {"artifactUpdate": event})
+
+    def add_push_config(self, config: PushConfig) -> None:
+        self._push_configs.append(config)
+
+    def _ids(self) -> JSON:
+        return {"taskId": str(self.task.pk), "contextId": self.task.context_id}
+
+    def _event(self, kind: str, body: JSON) -> None:
+        self._events.append((kind, body))
+
+    # --- writing -----------------------------------------------------------------------
+
+    def save(self) -> None:
+        task = self.task
+        new_artifacts, changed_artifacts = self._resolve_artifacts()
+        first_message, first_event = task.message_count, task.event_count
+        first_artifact = task.artifact_count
+        task.message_count += len(self._messages)
+        task.event_count += len(self._events)
+        task.artifact_count += len(new_artifacts)
+        task.push_config_count += len(self._push_configs)
+        if self.is_new:
+            task.save(force_insert=True)
+        else:
+            task.save(update_fields=_TASK_FIELDS)
+        if self._messages:
+            TaskMessage.objects.bulk_create(
+                TaskMessage(
+                    task=task,
+                    position=first_message + i,
+                    message_id=body["messageId"],
+                    role=body["role"],
+                    body=body,
+                )
+                for i, body in enumerate(self._messages)
+            )
+        if new_artifacts:
+            TaskArtifact.objects.bulk_create(
+                TaskArtifact(
+                    task=task,
+                    position=first_artifact + i,
+                    artifact_id=body["artifactId"],
+                    name=body.get("name", ""),
+                    body=body,
+                )
+                for i, body in enumerate(new_artifacts)
+            )
+        for body in changed_artifacts:
+            TaskArtifact.objects.filter(task=task, artifact_id=body["artifactId"]).update(
+                body=body, name=body.get("name", "")
+            )
+        for config in self._push_configs:
+            config.task = task
+            config.save()
+        events = []
+        if self._events:
+            events = TaskEvent.objects.bulk_create(
+                TaskEvent(task=task, sequence=first_event + i + 1, kind=kind, body=body)
+                for i, (kind, body) in enumerate(self._events)
+            )
+        configs = self._queue_deliveries(events)
+        transaction.on_commit(lambda: self._after_commit(configs))
+
+    def _resolve_artifacts(self) -> tuple[list[JSON], list[JSON]]:
+        """Apply the recorded artifact operations; return (new, changed) bodies."""
+        if not self._artifact_ops:
+            self.artifacts = self._initial
+            return [], []
+        touched = list(dict.fromkeys(artifact_id for artifact_id, _, _ in self._artifact_ops))
+        if self._initial is not None:
+            current = {a["artifactId"]: a for a in self._initial}
+        else:
+            rows = TaskArtifact.objects.filter(task=self.task, artifact_id__in=touched)
+            current = {row.artifact_id: row.body for row in rows}
+        stored = set(current)
+        for artifact_id, body, append in self._artifact_ops:
+            if append and artifact_id in current:
+                merged = dict(current[artifact_id])
+                merged["parts"] = merged.get("parts", []) + body["parts"]
+                current[artifact_id] = merged
+            else:
+                current[artifact_id] = body
+        if self._initial is not None:
+            self.artifacts = list(current.values())
+        new = [current[i] for i in touched if i not in stored]
+        changed = [current[i] for i in touched if i in stored]
+        return new, changed
+
+    def _queue_deliveries(self, events: list[TaskEvent]) -> list[int]:
+        if not events or not self.task.push_config_count:
+            return []
+        configs = list(PushConfig.objects.filter(task=self.task).only("pk", "url"))
+        Delivery.objects.bulk_create(
+            Delivery(task=self.task, config=config, event=event, url=config.url)
+            for event in events
+            for config in configs
+        )
+        return [config.pk for config in configs]
+
+    def _after_commit(self, config_ids: list[int]) -> None:
+        task = self.task
+        if self.status_changed:
+            task_status_changed.send(
+                sender=Task, task=task, previous_state=self.previous_state, state=task.task_state
+            )
+        for artifact in self._added:
+            artifact_added.send(sender=Task, task=task, artifact=artifact)
+        if config_ids:
+            from .push import schedule_deliveries
+
+            schedule_deliveries(config_ids)
+
+    # --- reading back ------------------------------------------------------------------
+
+    def artifact_list(self) -> list[JSON]:
+        """The task's artifacts after save() (given its artifacts, or a new task)."""
+        assert self.artifacts is not None, "TaskUpdate was not given the task's artifacts"
+        return self.artifacts
+
+
+def agent_parts(text: str = "", data: Any = None) -> list[Part]:
+    parts = [Part.text_part(text)] if text else []
+    if data is not None:
+        parts.append(Part.data_part(data))
+    return parts

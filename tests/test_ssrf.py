@@ -1,0 +1,328 @@
+"""The webhook SSRF guard: which URLs the server may POST to, without touching the network.
+
+Every test passes a stub resolver; only ``test_resolve_host_localhost`` resolves a real
+name, and that name is "localhost".
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable
+
+import pytest
+
+from a2a_app.ssrf import (
+    UnsafeURLError,
+    URLPolicy,
+    check_url,
+    is_public_address,
+    resolve_host,
+)
+
+PUBLIC_V4 = "93.184.215.14"
+PUBLIC_V6 = "2606:2800:21f:cb07:6820:80da:af6b:8b2c"
+
+DNS: dict[str, list[str]] = {
+    "hooks.example.com": [PUBLIC_V4],
+    "dual.example.com": [PUBLIC_V4, PUBLIC_V6],
+    "mixed.example.com": [PUBLIC_V4, "10.0.0.5"],
+    "mixed6.example.com": [PUBLIC_V6, "fd00::1"],
+    "rebind.example.com": [PUBLIC_V4, "127.0.0.1"],
+    "metadata.example.com": ["169.254.169.254"],
+    "mapped.example.com": ["::ffff:10.0.0.5"],
+    "scoped.example.com": ["fe80::1%eth0"],
+    "localhost": ["127.0.0.1", "::1"],
+    "hooks.internal.example": ["10.1.2.3"],
+    "empty.example.com": [],
+    "garbage.example.com": ["not-an-address"],
+}
+
+
+def stub_resolver(calls: list[tuple[str, int]] | None = None) -> Callable[[str, int], list[str]]:
+    """A resolver answering from ``DNS``; unknown names fail like getaddrinfo does."""
+
+    def resolve(host: str, port: int) -> list[str]:
+        if calls is not None:
+            calls.append((host, port))
+        try:
+            return list(DNS[host.rstrip(".")])
+        except KeyError:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known") from None
+
+    return resolve
+
+
+def no_dns(host: str, port: int) -> list[str]:
+    # IP literals must be judged without asking a resolver at all.
+    raise AssertionError(f"resolver called for {host}:{port}")
+
+
+DEFAULT = URLPolicy(resolver=stub_resolver())
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://hooks.example.com/hook", [PUBLIC_V4]),
+        ("https://HOOKS.Example.COM:8443/a?b=c#d", [PUBLIC_V4]),
+        ("https://hooks.example.com./hook", [PUBLIC_V4]),
+        ("https://dual.example.com/", [PUBLIC_V4, PUBLIC_V6]),
+        ("https://8.8.8.8/hook", ["8.8.8.8"]),
+        ("https://[2001:4860:4860::8888]/hook", ["2001:4860:4860::8888"]),
+        ("https://[::ffff:8.8.8.8]/", ["::ffff:808:808"]),
+        ("https://[2002:808:808::1]/", ["2002:808:808::1"]),
+        ("https://[64:ff9b::808:808]/", ["64:ff9b::808:808"]),
+        ("https://hooks.example.com:65535/", [PUBLIC_V4]),
+    ],
+)
+def test_allowed_urls_return_vetted_addresses(url: str, expected: list[str]) -> None:
+    assert check_url(url, DEFAULT) == expected
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        # Scheme, credentials, shape.
+        ("http://hooks.example.com/hook", "scheme must be https"),
+        ("ftp://hooks.example.com/hook", "scheme must be https"),
+        ("file:///etc/passwd", "scheme must be https"),
+        ("hooks.example.com/hook", "scheme must be https"),
+        ("https://user:pass@hooks.example.com/", "credentials"),
+        ("https://user@hooks.example.com/", "credentials"),
+        ("https://hooks.example.com@127.0.0.1/", "credentials"),
+        ("https:///hook", "no host"),
+        ("https://:443/hook", "no host"),
+        ("https://hooks.example.com:0/", "port must be between 1 and 65535"),
+        ("https://hooks.example.com:65536/", "malformed"),
+        ("https://hooks.example.com:http/", "malformed"),
+        ("https://[::1/", "malformed"),
+        ("https://hooks.example.com/" + "a" * 2048, "longer than 2048"),
+        ("https://hooks.example.com\\@127.0.0.1/", "backslashes"),
+        ("https://127.0.0.1 .hooks.example.com/", "whitespace"),
+        ("https://hooks.example.com\t/", "whitespace"),
+        ("https://hooks\x00.example.com/", "control"),
+        ("https://bücher.example/", "ASCII"),
+        ("https://hooks..example.com/", "not a valid hostname"),
+        ("https://-hooks.example.com/", "not a valid hostname"),
+        ("https://hooks%2eexample.com/", "not a valid hostname"),
+        ("https://[v1.fe]/", "not a valid IPv6 address"),
+        # Resolution.
+        ("https://nowhere.example.com/", "cannot resolve URL host nowhere.example.com"),
+        ("https://empty.example.com/", "cannot resolve"),
+        ("https://garbage.example.com/", "cannot resolve"),
+        # IPv4 literals, in every spelling inet_aton (and so getaddrinfo) accepts.
+        ("https://127.0.0.1/", "is a loopback address 127.0.0.1"),
+        ("https://2130706433/", "is a loopback address 127.0.0.1"),
+        ("https://0x7f000001/", "is a loopback address 127.0.0.1"),
+        ("https://0x7f.0.0.1/", "is a loopback address 127.0.0.1"),
+        ("https://0177.0.0.1/", "is a loopback address 127.0.0.1"),
+        ("https://127.1/", "is a loopback address 127.0.0.1"),
+        ("https://127.0.0.1./", "not a valid IPv4 address"),
+        ("https://127.0.0.256/", "not a valid IPv4 address"),
+        ("https://hooks.0x/", "not a valid IPv4 address"),
+        ("https://0/", "'this network' address 0.0.0.0"),
+        ("https://0.0.0.0/", "address 0.0.0.0"),
+        ("https://10.0.0.5/", "is a private address 10.0.0.5"),
+        ("https://172.16.0.1/", "is a private address 172.16.0.1"),
+        ("https://192.168.1.1/", "is a private address 192.168.1.1"),
+        ("https://169.254.169.254/latest/meta-data/", "is a link-local address 169.254.169.254"),
+        ("https://100.64.0.1/", "shared (carrier-grade NAT) address 100.64.0.1"),
+        ("https://198.18.0.1/", "benchmarking address 198.18.0.1"),
+        ("https://192.0.2.1/", "documentation address 192.0.2.1"),
+        ("https://224.0.0.1/", "multicast address 224.0.0.1"),
+        ("https://240.0.0.1/", "reserved address 240.0.0.1"),
+        ("https://255.255.255.255/", "reserved address 255.255.255.255"),
+        # IPv6 literals, including the forms that carry an IPv4 address.
+        ("https://[::1]/", "is a loopback address ::1"),
+        ("https://[::]/", "address ::"),
+        ("https://[fe80::1%25eth0]/", "is a link-local address fe80::1"),
+        ("https://[fd00::1]/", "is a private address fd00::1"),
+        ("https://[ff02::1]/", "multicast address ff02::1"),
+        ("https://[2001:db8::1]/", "documentation address 2001:db8::1"),
+        ("https://[::ffff:169.254.169.254]/", "link-local address 169.254.169.254 (IPv4-mapped"),
+        ("https://[::ffff:7f00:1]/", "loopback address 127.0.0.1 (IPv4-mapped"),
+        ("https://[::127.0.0.1]/", "IPv4-compatible address ::7f00:1"),
+        ("https://[::8.8.8.8]/", "IPv4-compatible address"),
+        ("https://[2002:7f00:1::]/", "loopback address 127.0.0.1 (6to4"),
+        ("https://[2002:a9fe:a9fe::1]/", "link-local address 169.254.169.254 (6to4"),
+        ("https://[64:ff9b::a00:1]/", "private address 10.0.0.1 (NAT64"),
+        ("https://[64:ff9b::7f00:1]/", "loopback address 127.0.0.1 (NAT64"),
+        ("https://[64:ff9b:1::808:808]/", "local-use NAT64"),
+        ("https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "Teredo address"),
+        # Hostnames: every resolved address must pass.
+        ("https://localhost/", "localhost resolves to a loopback address"),
+        ("https://mixed.example.com/", "mixed.example.com resolves to a private address 10.0.0.5"),
+        ("https://mixed6.example.com/", "resolves to a private address fd00::1"),
+        ("https://rebind.example.com/", "resolves to a loopback address 127.0.0.1"),
+        ("https://metadata.example.com/", "resolves to a link-local address 169.254.169.254"),
+        ("https://mapped.example.com/", "private address 10.0.0.5 (IPv4-mapped"),
+        ("https://scoped.example.com/", "resolves to a link-local address fe80::1"),
+    ],
+)
+def test_blocked_urls(url: str, message: str) -> None:
+    with pytest.raises(UnsafeURLError) as excinfo:
+        check_url(url, DEFAULT)
+    assert message in str(excinfo.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://127.0.0.1/",
+        "https://2130706433/",
+        "https://0x7f.0.0.1/",
+        "https://127.1/",
+        "https://[::1]/",
+        "https://[::ffff:169.254.169.254]/",
+        "https://[fe80::1%25eth0]/",
+    ],
+)
+def test_ip_literals_are_judged_without_the_resolver(url: str) -> None:
+    with pytest.raises(UnsafeURLError):
+        check_url(url, URLPolicy(resolver=no_dns))
+
+
+def test_public_ip_literal_skips_the_resolver() -> None:
+    assert check_url("https://8.8.8.8/", URLPolicy(resolver=no_dns)) == ["8.8.8.8"]
+
+
+def test_resolver_gets_host_and_default_port() -> None:
+    calls: list[tuple[str, int]] = []
+    policy = URLPolicy(allow_http=True, resolver=stub_resolver(calls))
+    check_url("https://hooks.example.com/", policy)
+    check_url("http://hooks.example.com/", policy)
+    check_url("https://hooks.example.com:8443/", policy)
+    assert calls == [
+        ("hooks.example.com", 443),
+        ("hooks.example.com", 80),
+        ("hooks.example.com", 8443),
+    ]
+
+
+def test_http_needs_allow_http() -> None:
+    with pytest.raises(UnsafeURLError, match="scheme must be https"):
+        check_url("http://hooks.example.com/hook", DEFAULT)
+    policy = URLPolicy(allow_http=True, resolver=stub_resolver())
+    assert check_url("http://hooks.example.com/hook", policy) == [PUBLIC_V4]
+    # allow_http widens the scheme, never the addresses.
+    with pytest.raises(UnsafeURLError, match="loopback"):
+        check_url("http://127.0.0.1:8080/hook", policy)
+
+
+def test_allowed_networks_let_a_local_receiver_through() -> None:
+    policy = URLPolicy(
+        allow_http=True,
+        allowed_networks=(ipaddress.ip_network("127.0.0.0/8"),),
+        resolver=stub_resolver(),
+    )
+    assert check_url("http://127.0.0.1:8080/hook", policy) == ["127.0.0.1"]
+    assert check_url("http://127.1:8080/hook", policy) == ["127.0.0.1"]
+    assert check_url("http://[::ffff:127.0.0.1]:8080/hook", policy) == ["::ffff:7f00:1"]
+    # Only the allowed network: ::1 and other private ranges stay blocked.
+    with pytest.raises(UnsafeURLError, match="loopback address ::1"):
+        check_url("http://[::1]:8080/hook", policy)
+    with pytest.raises(UnsafeURLError, match="loopback address ::1"):
+        check_url("http://localhost:8080/hook", policy)
+    with pytest.raises(UnsafeURLError, match="private address 10.0.0.5"):
+        check_url("http://10.0.0.5/hook", policy)
+
+
+def test_allowed_networks_accept_strings() -> None:
+    policy = URLPolicy(allowed_networks=("10.0.0.0/8", "::1"), resolver=stub_resolver())
+    assert check_url("https://10.0.0.5/", policy) == ["10.0.0.5"]
+    with pytest.raises(UnsafeURLError, match="loopback address 127.0.0.1"):
+        check_url("https://localhost/", policy)
+
+
+def test_allowed_hosts_skip_the_address_checks() -> None:
+    policy = URLPolicy(
+        allowed_hosts=frozenset({"Hooks.Internal.Example."}), resolver=stub_resolver()
+    )
+    assert check_url("https://hooks.internal.example/hook", policy) == ["10.1.2.3"]
+    assert check_url("https://HOOKS.INTERNAL.EXAMPLE./hook", policy) == ["10.1.2.3"]
+    # Exact names only: no suffix matching, and the scheme rule still applies.
+    with pytest.raises(UnsafeURLError, match="cannot resolve"):
+        check_url("https://evil.hooks.internal.example/", policy)
+    with pytest.raises(UnsafeURLError, match="scheme"):
+        check_url("http://hooks.internal.example/hook", policy)
+    with pytest.raises(UnsafeURLError, match="private address 10.1.2.3"):
+        check_url("https://hooks.internal.example/hook", DEFAULT)
+
+
+def test_resolver_value_error_is_a_resolution_failure() -> None:
+    def broken(host: str, port: int) -> list[str]:
+        raise UnicodeError("label too long")
+
+    with pytest.raises(UnsafeURLError, match="cannot resolve URL host hooks.example.com"):
+        check_url("https://hooks.example.com/", URLPolicy(resolver=broken))
+
+
+def test_non_string_url() -> None:
+    with pytest.raises(UnsafeURLError, match="must be a string"):
+        check_url(b"https://hooks.example.com/", DEFAULT)  # type: ignore[arg-type]
+
+
+def test_url_at_the_length_limit_is_accepted() -> None:
+    base = "https://hooks.example.com/"
+    assert check_url(base + "a" * (2048 - len(base)), DEFAULT) == [PUBLIC_V4]
+
+
+def test_unsafe_url_error_is_a_value_error() -> None:
+    assert issubclass(UnsafeURLError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("address", "public"),
+    [
+        ("8.8.8.8", True),
+        (PUBLIC_V6, True),
+        ("::ffff:8.8.8.8", True),
+        ("2002:808:808::", True),
+        ("64:ff9b::808:808", True),
+        ("127.0.0.1", False),
+        ("127.255.255.254", False),
+        ("10.255.255.255", False),
+        ("172.31.0.1", False),
+        ("172.32.0.1", True),
+        ("192.168.0.1", False),
+        ("169.254.169.254", False),
+        ("100.64.0.1", False),
+        ("100.127.255.255", False),
+        ("100.128.0.1", True),
+        ("198.18.0.1", False),
+        ("198.19.255.255", False),
+        ("198.51.100.1", False),
+        ("203.0.113.1", False),
+        ("224.0.0.251", False),
+        ("239.255.255.250", False),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("::1", False),
+        ("fe80::1", False),
+        ("fe80::1%eth0", False),
+        ("fc00::1", False),
+        ("fd12:3456::1", False),
+        ("ff02::1", False),
+        ("::ffff:127.0.0.1", False),
+        ("::ffff:10.0.0.1", False),
+        ("::127.0.0.1", False),
+        ("2002:7f00:1::", False),
+        ("2002:c0a8:101::", False),
+        ("64:ff9b::a00:1", False),
+        ("64:ff9b::a9fe:a9fe", False),
+        ("2001::1", False),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", False),
+    ],
+)
+def test_is_public_address(address: str, public: bool) -> None:
+    assert is_public_address(ipaddress.ip_address(address)) is public
+
+
+def test_resolve_host_localhost() -> None:
+    # The only real lookup in this file: "localhost" never leaves the machine.
+    addresses = resolve_host("localhost", 443)
+    assert addresses
+    assert len(addresses) == len(set(addresses))
+    for text in addresses:
+        assert ipaddress.ip_address(text.split("%", 1)[0]).is_loopback
