@@ -123,8 +123,11 @@ def apply_resolution(update: TaskUpdate, resolution: Resolution) -> None:
     """Record a resolution on a task update: its artifacts, then its status."""
     for artifact in resolution.artifacts:
         update.add_artifact(artifact)
-    still_working = resolution.state is TaskState.WORKING
-    if still_working and resolution.status_message is None:
-        if update.task.task_state is TaskState.WORKING:
-            return  # nothing new to say
+    unchanged = (
+        resolution.state is TaskState.WORKING
+        and resolution.status_message is None
+        and update.task.task_state is TaskState.WORKING
+    )
+    if unchanged:
+        return  # still working, nothing new to say
     update.set_status(resolution.state, resolution.status_message)
