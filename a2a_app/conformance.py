@@ -15,7 +15,8 @@ The messageId prefix is checked first, then the text:
 other ``tck-``             completed
 text ``message …``         direct Message ``echo: <text>``
 text ``input …``           input-required
-text ``sleep N``           working for N seconds (at most 60), then completed
+text ``sleep N``           working for N seconds (at most 60), then completed; runs in a
+                           background worker that checks for cancellation every second
 text ``fail``              failed
 anything else              completed, artifact ``echo`` with text ``echo: <text>``
 =========================  ==========================================================
@@ -24,6 +25,7 @@ anything else              completed, artifact ``echo`` with text ``echo: <text>
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from .context import Outcome, SkillContext, data_artifact, file_artifact, text_artifact
 from .registry import skill
@@ -78,15 +80,25 @@ def _by_text(ctx: SkillContext) -> Outcome:
             seconds = float(text.split()[1])
         except (IndexError, ValueError):
             seconds = 1.0
-        time.sleep(max(0.0, min(seconds, MAX_SLEEP_SECONDS)))
+        deadline = time.monotonic() + max(0.0, min(seconds, MAX_SLEEP_SECONDS))
+        while (remaining := deadline - time.monotonic()) > 0:
+            if ctx.sink is not None and ctx.is_canceled():
+                return ctx.fail("canceled")  # dropped: the task is already CANCELED
+            time.sleep(min(1.0, remaining))
         return ctx.complete(f"echo: {text}", name="echo")
     if command == "fail":
         return ctx.fail("Failed as requested.")
     return ctx.complete(f"echo: {text}", name="echo")
 
 
+def _sleeps(message: Any) -> bool:
+    """``sleep N`` runs in a worker, so the task is visibly WORKING meanwhile."""
+    return message.text.strip().lower().startswith("sleep")
+
+
 @skill(
     "conformance",
+    background=_sleeps,
     name="Conformance",
     description="Deterministic echo behaviours for A2A conformance suites.",
     tags=["conformance", "echo", "test"],

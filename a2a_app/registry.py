@@ -37,8 +37,9 @@ class SkillSpec:
     output_modes: tuple[str, ...] = ()
     # Who may call it by default: "public" (anyone) or "authenticated".
     access: str = "public"
-    # Run in a background worker rather than in the request.
-    background: bool = False
+    # Run in a background worker rather than in the request; a callable decides per
+    # message (``lambda message: ...``).
+    background: bool | Callable[[Any], bool] = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -55,7 +56,7 @@ def skill(
     input_modes: list[str] | tuple[str, ...] = (),
     output_modes: list[str] | tuple[str, ...] = (),
     access: str = "public",
-    background: bool = False,
+    background: bool | Callable[[Any], bool] = False,
 ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of skill ``key``.
 

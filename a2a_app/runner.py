@@ -12,8 +12,9 @@ Nothing is lost (:func:`sweep`, run periodically):
   enqueue, message lost) is handed to the broker again;
 * a WORKING task whose lease ran out (the worker was killed: ``kill -9``, OOM, a lost
   machine) is run again while it has attempts left (``MAX_RUN_ATTEMPTS``), else FAILED
-  with a reason. The lease is renewed by every progress report, so a long handler should
-  report progress more often than ``WORKER_LEASE_SECONDS``. Redelivery by the broker
+  with a reason. The lease is renewed by every progress report and every
+  ``ctx.is_canceled()`` check, so a long handler should do one of them more often than
+  ``WORKER_LEASE_SECONDS``. Redelivery by the broker
   (acks_late) is a bonus, not relied upon: the filesystem broker has none.
 """
 
@@ -33,7 +34,7 @@ from .conf import a2a_settings
 from .context import SkillContext, TaskCanceled, agent_message
 from .execution import apply_resolution, resolve_outcome, run_handler
 from .models import Task, TaskMessage
-from .protocol.types import Artifact, Message, Part, Role, TaskState
+from .protocol.types import TERMINAL_STATES, Artifact, Message, Part, Role, TaskState
 from .skills import get_catalogue
 from .updates import TaskUpdate
 
@@ -88,8 +89,11 @@ class LiveSink:
             update.save()
 
     def is_canceled(self) -> bool:
-        state = Task.objects.filter(pk=self.task_id).values_list("state", flat=True).first()
-        return state is None or TaskState(state).is_terminal
+        """Also the handler's heartbeat: asking renews the lease of a live task."""
+        alive = Task.objects.filter(pk=self.task_id).exclude(
+            state__in=[s.value for s in TERMINAL_STATES]
+        )
+        return not alive.update(lease_expires_at=_lease())
 
 
 def _owner(task: Task) -> Caller:

@@ -113,7 +113,7 @@ def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _S
 
     task_id = str(uuid.uuid4())
     message.task_id, message.context_id = task_id, context_id
-    background = skill.background or configuration.return_immediately
+    background = configuration.return_immediately or skill.runs_in_background(message)
     task = Task(
         id=task_id,
         context_id=context_id,

@@ -36,13 +36,16 @@ class SkillInfo:
     enabled: bool = True
     execution: str = ""
 
-    @property
-    def background(self) -> bool:
+    def runs_in_background(self, message: Any) -> bool:
         """Run in a worker: the row's choice, else what the handler declares."""
         if self.execution:
             return self.execution == "background"
         spec = self.spec
-        return spec is not None and spec.background
+        if spec is None:
+            return False
+        if callable(spec.background):
+            return bool(spec.background(message))
+        return bool(spec.background)
 
     @classmethod
     def from_row(cls, row: Skill) -> SkillInfo:

@@ -136,6 +136,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
+# a2a_app's sweep: re-enqueue lost tasks, recover tasks of dead workers, retry webhooks.
+# Runs in `celery -A a2a_site worker -B` (or a separate `celery -A a2a_site beat`).
+CELERY_BEAT_SCHEDULE = {
+    "a2a-sweep": {"task": "a2a_app.tasks.sweep", "schedule": env.float("A2A_SWEEP_SECONDS", 15.0)},
+}
 
 A2A_APP = {
     "NAME": "Trattoria Django",
@@ -146,6 +151,15 @@ A2A_APP = {
     "PROVIDER": {"organization": "Trattoria Django", "url": "https://trattoria.example.com"},
     "PUBLIC_URL": env.str("A2A_PUBLIC_URL", default=None),
     "CONFORMANCE_MODE": CONFORMANCE_MODE,
+    # Operational knobs, overridable from the environment (see a2a_app/conf.py).
+    "BLOCKING_TIMEOUT": env.float("A2A_BLOCKING_TIMEOUT", 30),
+    "WORKER_LEASE_SECONDS": env.float("A2A_WORKER_LEASE_SECONDS", 300),
+    "MAX_RUN_ATTEMPTS": env.int("A2A_MAX_RUN_ATTEMPTS", 2),
+    "RESUBMIT_AFTER_SECONDS": env.float("A2A_RESUBMIT_AFTER_SECONDS", 60),
+    "WEBHOOK_TIMEOUT": env.float("A2A_WEBHOOK_TIMEOUT", 10),
+    "WEBHOOK_MAX_ATTEMPTS": env.int("A2A_WEBHOOK_MAX_ATTEMPTS", 8),
+    "WEBHOOK_BACKOFF_SECONDS": env.float("A2A_WEBHOOK_BACKOFF_SECONDS", 2),
+    "ENCRYPTION_KEYS": env.list("A2A_ENCRYPTION_KEYS", default=[]),
 }
 if CONFORMANCE_MODE:
     A2A_APP.update(

@@ -1,4 +1,4 @@
-"""Admin for the restaurant: menu, tables, opening hours and reservations."""
+"""Admin for the restaurant: menu, tables, opening hours, reservations and catering requests."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
-from .models import MenuItem, OpeningHours, Reservation, Table
+from . import catering
+from .models import CateringRequest, MenuItem, OpeningHours, Reservation, Table
 
 
 @admin.register(MenuItem)
@@ -76,3 +77,77 @@ class ReservationAdmin(admin.ModelAdmin):
         self.message_user(
             request, _("%(n)d reservations cancelled.") % {"n": count}, messages.SUCCESS
         )
+
+
+@admin.register(CateringRequest)
+class CateringRequestAdmin(admin.ModelAdmin):
+    """Managers decide here; the decision finishes the agent's waiting task."""
+
+    list_display = (
+        "reference",
+        "date",
+        "time",
+        "guests",
+        "name",
+        "contact",
+        "status",
+        "created_at",
+        "decided_at",
+    )
+    list_filter = ("status", "date", "language")
+    search_fields = ("reference", "name", "contact", "notes", "task_id")
+    date_hierarchy = "date"
+    # Only the note is edited by hand: a change to the request would not reach the agent.
+    readonly_fields = (
+        "reference",
+        "task_id",
+        "date",
+        "time",
+        "guests",
+        "name",
+        "contact",
+        "notes",
+        "language",
+        "status",
+        "created_at",
+        "decided_at",
+    )
+    actions = ("approve_requests", "decline_requests")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # requests come from agents, each with the task it waits on
+
+    @admin.action(description=_("Approve selected requests"))
+    def approve_requests(self, request: HttpRequest, queryset: QuerySet[CateringRequest]) -> None:
+        self._decide(request, queryset, approve=True)
+
+    @admin.action(description=_("Decline selected requests"))
+    def decline_requests(self, request: HttpRequest, queryset: QuerySet[CateringRequest]) -> None:
+        self._decide(request, queryset, approve=False)
+
+    def _decide(
+        self, request: HttpRequest, queryset: QuerySet[CateringRequest], *, approve: bool
+    ) -> None:
+        done: dict[str, list[str]] = {}
+        for pk, reference in queryset.values_list("pk", "reference"):
+            done.setdefault(catering.decide(pk, approve=approve), []).append(reference)
+        decided = done.get(catering.APPROVED if approve else catering.DECLINED, [])
+        if decided:
+            text = _("Approved: %(refs)s.") if approve else _("Declined: %(refs)s.")
+            self.message_user(request, text % {"refs": ", ".join(decided)}, messages.SUCCESS)
+        if done.get(catering.CLOSED):
+            self.message_user(
+                request,
+                _(
+                    "The agent's task had already ended (e.g. canceled), so nobody was told; "
+                    "closed: %(refs)s."
+                )
+                % {"refs": ", ".join(done[catering.CLOSED])},
+                messages.WARNING,
+            )
+        if done.get(catering.SKIPPED):
+            self.message_user(
+                request,
+                _("Skipped, not pending: %(refs)s.") % {"refs": ", ".join(done[catering.SKIPPED])},
+                messages.INFO,
+            )

@@ -1,4 +1,4 @@
-"""The restaurant's data: dishes, tables, opening hours and reservations.
+"""The restaurant's data: dishes, tables, opening hours, reservations and catering requests.
 
 Times are the restaurant's local time (``TIME_ZONE``); a reservation's ``start`` is an
 aware datetime like every datetime in a ``USE_TZ`` project.
@@ -20,11 +20,17 @@ RESERVATION_DURATION = timedelta(hours=2)
 # No 0/O, 1/I/L: references are read out on the phone.
 _REFERENCE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 REFERENCE_PREFIX = "TD-"
+CATERING_PREFIX = "CT-"
 
 
-def new_reference() -> str:
+def new_reference(prefix: str = REFERENCE_PREFIX) -> str:
     """A short reservation code such as ``TD-7K3Q9X`` (31^6, about 900 million codes)."""
-    return REFERENCE_PREFIX + "".join(secrets.choice(_REFERENCE_ALPHABET) for _ in range(6))
+    return prefix + "".join(secrets.choice(_REFERENCE_ALPHABET) for _ in range(6))
+
+
+def new_catering_reference() -> str:
+    """A catering request code such as ``CT-7K3Q9X``."""
+    return new_reference(CATERING_PREFIX)
 
 
 class MenuItem(models.Model):
@@ -168,3 +174,51 @@ class Reservation(models.Model):
             raise ValidationError(
                 {"table": _("This table seats only %(n)d.") % {"n": self.table.seats}}
             )
+
+
+class CateringRequest(models.Model):
+    """A catering order or a group too large for a table, waiting for a manager.
+
+    Created by the ``catering-request`` skill, whose A2A task stays WORKING until a
+    manager approves or declines the request in the admin (see :mod:`skills.catering`).
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        APPROVED = "approved", _("Approved")
+        DECLINED = "declined", _("Declined")
+        # The agent's task had already ended (e.g. canceled) when a manager decided.
+        CLOSED = "closed", _("Closed (task had ended)")
+
+    reference = models.CharField(
+        max_length=12, unique=True, default=new_catering_reference, editable=False
+    )
+    task_id = models.CharField(
+        max_length=36, unique=True, help_text=_("The A2A task the agent waits on.")
+    )
+    date = models.DateField()
+    time = models.TimeField(null=True, blank=True)
+    guests = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=200, blank=True)
+    contact = models.CharField(max_length=200, help_text=_("E-mail address or phone number."))
+    notes = models.TextField(blank=True, help_text=_("What the agent wrote, turn by turn."))
+    language = models.CharField(
+        max_length=2,
+        choices=[("en", _("English")), ("de", _("German"))],
+        default="en",
+        help_text=_("The language the answer is written in."),
+    )
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
+    staff_note = models.TextField(
+        blank=True, help_text=_("Sent to the agent with the approval or the refusal.")
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at",)
+        verbose_name = _("catering request")
+        indexes = [models.Index(fields=("status", "date"), name="skills_catering_status_date")]
+
+    def __str__(self) -> str:
+        return f"{self.reference}: {self.guests} on {self.date:%Y-%m-%d}"

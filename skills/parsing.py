@@ -25,7 +25,11 @@ _COUNT_WORDS = {k: v for k, v in NUMBER_WORDS.items() if k not in {"ein", "eine"
 _COUNT = r"\d{1,3}|" + "|".join(sorted(_COUNT_WORDS, key=len, reverse=True))
 _HOUR_WORDS = {k: v for k, v in _COUNT_WORDS.items() if k.isalpha() and v <= 12}
 _HOUR_WORD = "|".join(sorted(_HOUR_WORDS, key=len, reverse=True))
-_PEOPLE = r"people|persons?|guests?|pax|adults|of us|personen|leute|gäste|gaeste|erwachsene"
+_PEOPLE = (
+    r"people|persons?|guests?|pax|adults|of us|attendees|participants|colleagues|employees|"
+    r"personen|leuten?|gästen?|gaesten?|erwachsenen?|teilnehmer(?:innen|n)?|kollegen|"
+    r"mitarbeiter(?:innen|n)?"
+)
 
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE_RE = re.compile(r"(?<![\w+])(?:\+|00)?\d[\d ()/-]{5,}\d(?!\w)")
@@ -68,7 +72,8 @@ _MORNING_RE = re.compile(r"\b(morning|morgens|vormittags?|früh)\b", re.IGNORECA
 
 _PARTY_COUNT_RE = re.compile(rf"\b({_COUNT}|eine)\s*(?:{_PEOPLE})\b", re.IGNORECASE)
 _PARTY_CUE_RE = re.compile(
-    rf"\b(?:party of|group of|table for|for|für|we are|we're|wir sind|zu)\s+({_COUNT})\b",
+    rf"\b(?:party of|group of|table for|for|für|we are|we're|wir sind|zu|gruppe von|gruppe mit)"
+    rf"\s+({_COUNT})\b",
     re.IGNORECASE,
 )
 
@@ -76,7 +81,8 @@ _PARTY_CUE_RE = re.compile(
 # is capitalised ("I'm Anna" but not "I'm looking for a table").
 _NAME_CUE_RE = re.compile(
     r"\b(?:my name is|my name's|name is|name\s*[:=]|under the name(?: of)?|in the name of|"
-    r"ich heiße|ich heisse|mein name ist|mein name lautet|auf den namen|unter dem namen)\s*",
+    r"contact person\s*[:=]?|ich heiße|ich heisse|mein name ist|mein name lautet|"
+    r"auf den namen|unter dem namen|ansprechpartner(?:in)?\s*[:=]?)\s*",
     re.IGNORECASE,
 )
 _WEAK_NAME_CUE_RE = re.compile(

@@ -1,4 +1,4 @@
-"""What the reservation skill says to the guest, in English or German."""
+"""What the reservation and catering skills say to the guest, in English or German."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from django.utils import timezone
 
 from .booking import Problem
-from .models import Reservation
+from .models import CateringRequest, Reservation
 from .wording import DE, EN, day_name, format_date, format_time, join_words
 
 _LABELS = {
@@ -16,6 +16,7 @@ _LABELS = {
         "date": "the date",
         "time": "the time",
         "party_size": "the number of guests",
+        "guests": "the number of guests",
         "name": "your name",
         "contact": "an e-mail address or phone number",
     },
@@ -23,6 +24,7 @@ _LABELS = {
         "date": "das Datum",
         "time": "die Uhrzeit",
         "party_size": "die Anzahl der Personen",
+        "guests": "die Anzahl der Personen",
         "name": "Ihren Namen",
         "contact": "eine E-Mail-Adresse oder Telefonnummer",
     },
@@ -63,10 +65,27 @@ def problem_text(problem: Problem, fields: dict[str, Any], lang: str) -> str:
     if code == "party_too_large":
         if de:
             return (
-                f"Unser größter Tisch hat {p['max']} Plätze; "
-                "für größere Gruppen rufen Sie uns bitte an."
+                f"Unser größter Tisch hat {p['max']} Plätze; größere Gruppen fragen bitte "
+                "mit einer neuen Anfrage bei „Catering and large groups“ (catering-request) an."
             )
-        return f"Our largest table seats {p['max']}; for a bigger group please call us."
+        return (
+            f"Our largest table seats {p['max']}; for a bigger group please send a new request "
+            "to “Catering and large groups” (catering-request)."
+        )
+    if code == "group_too_small":
+        if de:
+            return (
+                f"Gruppenanfragen gelten ab {p['min']} Personen; kleinere Gruppen reservieren "
+                "bitte einen Tisch über „Book a table“ (make-reservation)."
+            )
+        return (
+            f"Group and catering requests start at {p['min']} guests; for a smaller party "
+            "please book a table with “Book a table” (make-reservation)."
+        )
+    if code == "group_too_large":
+        if de:
+            return f"Wir bewirten höchstens {p['max']} Personen; bitte rufen Sie uns an."
+        return f"We cater for at most {p['max']} guests; please call us."
     if code == "past_date":
         return "Dieses Datum liegt in der Vergangenheit." if de else "That date is in the past."
     if code == "too_far":
@@ -162,3 +181,110 @@ def reservation_data(reservation: Reservation) -> dict[str, Any]:
         "duration_minutes": int(reservation.duration.total_seconds() // 60),
         "status": reservation.status,
     }
+
+
+# --- catering and large groups -----------------------------------------------------------
+
+
+def _event_summary(fields: dict[str, Any], lang: str) -> list[str]:
+    summary = []
+    if "guests" in fields:
+        summary.append(_guests(fields["guests"], lang))
+    if "date" in fields:
+        summary.append(format_date(date.fromisoformat(fields["date"]), lang))
+    if fields.get("time"):
+        summary.append(_clock(time.fromisoformat(fields["time"]), lang))
+    return summary
+
+
+def catering_question(
+    missing: list[str],
+    problems: list[Problem],
+    checked: dict[str, Any],
+    known: dict[str, Any],
+    lang: str,
+) -> str:
+    """Like :func:`question`, for a catering or group request."""
+    sentences = [problem_text(problem, checked, lang) for problem in problems]
+    wanted = join_words([_LABELS[lang][f] for f in missing], lang)
+    summary = _event_summary(known, lang)
+    about = f" ({', '.join(summary)})" if summary else ""
+    if lang == DE:
+        sentences.append(f"Für Ihre Anfrage{about} brauche ich noch {wanted}.")
+    else:
+        sentences.append(f"To pass on your request{about} I still need {wanted}.")
+    return " ".join(sentences)
+
+
+def _request_fields(request: CateringRequest) -> dict[str, Any]:
+    return {
+        "guests": request.guests,
+        "date": request.date.isoformat(),
+        "time": f"{request.time:%H:%M}" if request.time else None,
+    }
+
+
+def _request_when(request: CateringRequest, lang: str) -> str:
+    """``40 guests on Friday 18 December 2026 at 12:00`` / ``40 Personen am Freitag, …``."""
+    guests = _guests(request.guests, lang)
+    day = format_date(request.date, lang)
+    if lang == DE:
+        at = f" um {_clock(request.time, lang)}" if request.time else ""
+        return f"{guests} am {day}{at}"
+    at = f" at {_clock(request.time, lang)}" if request.time else ""
+    return f"{guests} on {day}{at}"
+
+
+def catering_received(request: CateringRequest) -> str:
+    """What the agent reads while the request waits (the WORKING status message)."""
+    when = _request_when(request, request.language)
+    if request.language == DE:
+        return (
+            f"Anfrage {request.reference} erhalten; sie wartet auf die Freigabe durch die "
+            f"Restaurantleitung ({when}). Die Antwort folgt in dieser Aufgabe."
+        )
+    return (
+        f"Request {request.reference} received; waiting for a manager's approval "
+        f"({when}). The answer will follow on this task."
+    )
+
+
+def _with_staff_note(text: str, request: CateringRequest) -> str:
+    note = request.staff_note.strip()
+    if not note:
+        return text
+    label = "Hinweis des Restaurants" if request.language == DE else "Note from the restaurant"
+    return f"{text} {label}: {note}"
+
+
+def catering_approved(request: CateringRequest) -> str:
+    when = _request_when(request, request.language)
+    if request.language == DE:
+        text = (
+            f"Ihre Anfrage {request.reference} ist bestätigt: {when}. Wir melden uns unter "
+            f"{request.contact}, um die Einzelheiten zu besprechen."
+        )
+    else:
+        text = (
+            f"Your request {request.reference} is approved: {when}. We will contact you at "
+            f"{request.contact} to settle the details."
+        )
+    return _with_staff_note(text, request)
+
+
+def catering_declined(request: CateringRequest) -> str:
+    when = _request_when(request, request.language)
+    if request.language == DE:
+        text = f"Leider können wir Ihre Anfrage {request.reference} ({when}) nicht annehmen."
+    else:
+        text = f"Sorry, we cannot take on your request {request.reference} ({when})."
+    return _with_staff_note(text, request)
+
+
+def catering_data(request: CateringRequest, *, status: str | None = None) -> dict[str, Any]:
+    """The request as JSON for the calling agent; ``status`` overrides the stored one."""
+    return (
+        {"reference": request.reference}
+        | _request_fields(request)
+        | {"status": status or request.status}
+    )

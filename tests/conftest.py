@@ -45,7 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit(f"PostgreSQL at {url} is not reachable; skipping this run ({exc})", 0)
 
 
-LIVE_SERVER_FIXTURES = {"conformance_server_url", "demo_server_url"}
+LIVE_SERVER_FIXTURES = {"conformance_server_url", "start_web", "start_worker"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -121,7 +121,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _database_url() -> str:
+def database_url() -> str:
     db = connection.settings_dict
     if connection.vendor == "sqlite":
         return f"sqlite:///{db['NAME']}"
@@ -135,7 +135,7 @@ def start_server(env_overrides: dict[str, str]) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     env = {
         **os.environ,
-        "DATABASE_URL": _database_url(),
+        "DATABASE_URL": database_url(),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DEBUG": "false",
         **env_overrides,

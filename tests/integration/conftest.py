@@ -1,0 +1,188 @@
+"""Real parts for integration tests: Redis, Celery worker processes, a webhook receiver.
+
+Redis must be on 127.0.0.1:6379 (database 13 is flushed and used). Without it the tests
+that need it skip on a developer machine and fail in CI, where they must run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, database_url, start_server
+
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+
+# Settings for the processes under test: short leases, fast sweeps and retries.
+FAST = {
+    "A2A_CONFORMANCE": "1",
+    "A2A_SWEEP_SECONDS": "1",
+    "A2A_WORKER_LEASE_SECONDS": "3",
+    "A2A_RESUBMIT_AFTER_SECONDS": "2",
+    "A2A_WEBHOOK_BACKOFF_SECONDS": "0.3",
+    "A2A_WEBHOOK_TIMEOUT": "2",
+    "A2A_WEBHOOK_MAX_ATTEMPTS": "3",
+    "A2A_BLOCKING_TIMEOUT": "20",
+}
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    import redis
+
+    try:
+        client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+        client.flushdb()
+    except redis.RedisError as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI: Redis at {REDIS_URL} is required: {exc}")
+        pytest.skip(f"Redis at {REDIS_URL} is not reachable: {exc}")
+    return REDIS_URL
+
+
+class Worker:
+    """A ``celery -A a2a_site worker -B`` process on the test database."""
+
+    def __init__(self, env: dict[str, str], tmp: Path) -> None:
+        self.log = tmp / f"worker-{time.monotonic_ns()}.log"
+        self.process = subprocess.Popen(
+            [
+                sys.executable, "-m", "celery", "-A", "a2a_site", "worker", "-B",
+                "--concurrency", "2", "--loglevel", "INFO", "--without-gossip",
+                "--without-mingle", "--schedule", str(tmp / f"beat-{time.monotonic_ns()}"),
+            ],
+            cwd=ROOT,
+            env={**os.environ, "DATABASE_URL": database_url(), **env},
+            stdout=self.log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # kill -9 reaches the pool children too
+        )
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"celery worker exited:\n{self.log.read_text()[-3000:]}")
+            if b" ready." in self.log.read_bytes():
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"celery worker not ready:\n{self.log.read_text()[-3000:]}")
+
+    def kill(self) -> None:
+        """``kill -9`` the worker and its pool: nothing gets to clean up."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def start_worker(redis_url: str, tmp_path: Path) -> Iterator[Callable[..., Worker]]:
+    workers: list[Worker] = []
+
+    def start(**env: str) -> Worker:
+        worker = Worker({**FAST, "CELERY_BROKER_URL": redis_url, **env}, tmp_path)
+        workers.append(worker)
+        return worker
+
+    yield start
+    for worker in workers:
+        worker.stop()
+
+
+@pytest.fixture
+def start_web(redis_url: str) -> Iterator[Callable[..., str]]:
+    """Start a uvicorn process with the fast settings; returns its base URL."""
+    processes: list[subprocess.Popen] = []
+
+    def start(**env: str) -> str:
+        process, base = start_server({**FAST, "CELERY_BROKER_URL": redis_url, **env})
+        processes.append(process)
+        return base
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+# --- a webhook receiver -----------------------------------------------------------------
+
+
+@dataclass
+class Received:
+    headers: dict[str, str]
+    body: Any
+    at: float
+
+
+@dataclass
+class Receiver:
+    """An HTTP server on 127.0.0.1 that records webhook POSTs and answers as scripted."""
+
+    url: str = ""
+    received: list[Received] = field(default_factory=list)
+    # Status codes to answer in turn; when used up, 200. "hang" sleeps past the timeout.
+    script: list[int | str] = field(default_factory=list)
+    attempts: int = 0
+
+    def wait_for(self, count: int, timeout: float = 30) -> list[Received]:
+        deadline = time.monotonic() + timeout
+        while len(self.received) < count and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return list(self.received)
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    state = Receiver()
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 (http.server API)
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)
+            with lock:
+                state.attempts += 1
+                answer = state.script.pop(0) if state.script else 200
+            if answer == "hang":
+                time.sleep(5)
+                return
+            if answer == 200:
+                state.received.append(
+                    Received(dict(self.headers.items()), json.loads(body), time.monotonic())
+                )
+            self.send_response(int(answer))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    server.shutdown()
+    server.server_close()

@@ -1,0 +1,186 @@
+"""Background skills and push notifications with real parts: uvicorn, a Celery worker
+process, Redis as the broker, and a webhook receiver on loopback.
+
+The conformance skill's ``sleep N`` runs in the worker; the fast settings (short lease,
+one-second sweep, quick webhook backoff) are in ``conftest.FAST``.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+import pytest
+import requests
+
+from a2a_app.models import Delivery, Task
+
+pytestmark = pytest.mark.integration
+
+
+def rpc(base: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    response = requests.post(
+        f"{base}/a2a/jsonrpc",
+        json={"jsonrpc": "2.0", "id": str(uuid.uuid4()), "method": method, "params": params},
+        headers={"A2A-Version": "1.0"},
+        timeout=60,
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def send(base: str, text: str, **configuration: Any) -> dict[str, Any]:
+    message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": text}]}
+    body = rpc(base, "SendMessage", {"message": message, "configuration": configuration})
+    assert "result" in body, body
+    return body["result"]["task"]
+
+
+def wait_for_state(base: str, task_id: str, states: set[str], timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        task = rpc(base, "GetTask", {"id": task_id})["result"]
+        if task["status"]["state"] in states or time.monotonic() > deadline:
+            return task
+        time.sleep(0.1)
+
+
+def test_return_immediately_then_the_worker_completes_it(start_web, start_worker) -> None:
+    base = start_web()
+    start_worker()
+    task = send(base, "sleep 1", returnImmediately=True)
+    assert task["status"]["state"] in ("TASK_STATE_SUBMITTED", "TASK_STATE_WORKING")
+    done = wait_for_state(base, task["id"], {"TASK_STATE_COMPLETED"})
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert done["artifacts"][0]["parts"][0]["text"] == "echo: sleep 1"
+
+
+def test_blocking_send_waits_for_the_worker(start_web, start_worker) -> None:
+    base = start_web()
+    start_worker()
+    started = time.monotonic()
+    task = send(base, "sleep 1")
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert time.monotonic() - started >= 1
+
+
+def test_cancel_while_running_drops_the_late_result(start_web, start_worker) -> None:
+    base = start_web()
+    start_worker()
+    task = send(base, "sleep 3", returnImmediately=True)
+    wait_for_state(base, task["id"], {"TASK_STATE_WORKING"})
+    canceled = rpc(base, "CancelTask", {"id": task["id"]})["result"]
+    assert canceled["status"]["state"] == "TASK_STATE_CANCELED"
+    time.sleep(4)  # the worker finishes its sleep and tries to write the result
+    after = rpc(base, "GetTask", {"id": task["id"]})["result"]
+    assert after["status"]["state"] == "TASK_STATE_CANCELED"
+    assert not after.get("artifacts")
+
+
+def test_a_killed_worker_leaves_no_task_stuck(start_web, start_worker) -> None:
+    base = start_web()
+    worker = start_worker(A2A_MAX_RUN_ATTEMPTS="1")
+    task = send(base, "sleep 30", returnImmediately=True)
+    wait_for_state(base, task["id"], {"TASK_STATE_WORKING"})
+    worker.kill()
+    # A fresh worker's sweep finds the expired lease (3 s) and, with no attempts left,
+    # fails the task with a reason instead of leaving it WORKING forever.
+    start_worker(A2A_MAX_RUN_ATTEMPTS="1")
+    failed = wait_for_state(base, task["id"], {"TASK_STATE_FAILED"}, timeout=40)
+    assert failed["status"]["state"] == "TASK_STATE_FAILED"
+    assert "stopped unexpectedly" in failed["status"]["message"]["parts"][0]["text"]
+
+
+def test_a_killed_worker_task_is_retried_by_another(start_web, start_worker) -> None:
+    base = start_web()
+    worker = start_worker(A2A_MAX_RUN_ATTEMPTS="2")
+    task = send(base, "sleep 4", returnImmediately=True)
+    wait_for_state(base, task["id"], {"TASK_STATE_WORKING"})
+    worker.kill()
+    start_worker(A2A_MAX_RUN_ATTEMPTS="2")
+    done = wait_for_state(base, task["id"], {"TASK_STATE_COMPLETED"}, timeout=40)
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert Task.objects.get(pk=task["id"]).run_attempts == 2
+
+
+def test_broker_down_at_enqueue_then_the_sweep_resubmits(start_web, start_worker) -> None:
+    # This web process cannot reach any broker; the worker (and its sweep) can.
+    base = start_web(CELERY_BROKER_URL="redis://127.0.0.1:1/0")
+    start_worker()
+    task = send(base, "sleep 0", returnImmediately=True)
+    assert task["status"]["state"] == "TASK_STATE_SUBMITTED"
+    done = wait_for_state(base, task["id"], {"TASK_STATE_COMPLETED"}, timeout=40)
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+def push_config(receiver: Any, **extra: Any) -> dict[str, Any]:
+    return {
+        "url": receiver.url,
+        "authentication": {"scheme": "Bearer", "credentials": "secret-token"},
+        "token": "notify-token",
+        **extra,
+    }
+
+
+def test_webhook_gets_every_event_in_order_with_auth(start_web, start_worker, receiver) -> None:
+    base = start_web()
+    start_worker()
+    task = send(
+        base, "sleep 1", returnImmediately=True, taskPushNotificationConfig=push_config(receiver)
+    )
+    received = receiver.wait_for(4)
+    kinds = [
+        ("status", r.body["statusUpdate"]["status"]["state"])
+        if "statusUpdate" in r.body
+        else ("artifact", r.body["artifactUpdate"]["artifact"]["parts"][0]["text"])
+        for r in received
+    ]
+    assert kinds == [
+        ("status", "TASK_STATE_SUBMITTED"),
+        ("status", "TASK_STATE_WORKING"),
+        ("artifact", "echo: sleep 1"),
+        ("status", "TASK_STATE_COMPLETED"),
+    ]
+    for r in received:
+        assert r.headers["Authorization"] == "Bearer secret-token"
+        assert r.headers["X-A2A-Notification-Token"] == "notify-token"
+        assert r.headers["Content-Type"] == "application/a2a+json"
+        assert r.body[next(iter(r.body))]["taskId"] == task["id"]
+    assert len({r.headers["X-A2A-Event-Id"] for r in received}) == 4
+
+
+def test_webhook_answering_500_twice_gets_it_on_the_third_attempt(
+    start_web, start_worker, receiver
+) -> None:
+    base = start_web()
+    start_worker()
+    receiver.script = [500, 500]
+    task = send(base, "hello", taskPushNotificationConfig=push_config(receiver))
+    received = receiver.wait_for(2)  # the artifact and the COMPLETED status
+    assert [next(iter(r.body)) for r in received] == ["artifactUpdate", "statusUpdate"]
+    first = Delivery.objects.filter(task_id=task["id"]).order_by("event_id").first()
+    assert (first.status, first.attempts, first.last_status_code) == ("delivered", 3, 200)
+
+
+def test_webhook_that_never_answers_is_retried_then_failed(
+    start_web, start_worker, receiver
+) -> None:
+    base = start_web()
+    start_worker()
+    receiver.script = ["hang", "hang", "hang"]
+    task = send(base, "hello", taskPushNotificationConfig=push_config(receiver))
+    deadline = time.monotonic() + 40
+    first = None
+    while time.monotonic() < deadline:
+        first = Delivery.objects.filter(task_id=task["id"]).order_by("event_id").first()
+        if first is not None and first.status == "failed":
+            break
+        time.sleep(0.2)
+    assert first is not None and first.status == "failed"
+    assert first.attempts == 3
+    assert "no answer" in first.last_error
+    # Deliveries after a given-up one still go out, in order.
+    assert receiver.wait_for(1, timeout=20)[0].body["statusUpdate"]["status"]["state"] == (
+        "TASK_STATE_COMPLETED"
+    )
