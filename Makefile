@@ -19,10 +19,15 @@ $(VENV)/.dev-deps: $(VENV)/.run-deps requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-## Install, migrate, load the demo restaurant and serve it on http://127.0.0.1:8000
+## Install, migrate, load the demo restaurant and serve it on http://127.0.0.1:8000,
+## with a Celery worker (and its sweep) beside it on the embedded filesystem broker
 run: $(VENV)/.run-deps
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo
+	@mkdir -p var
+	@trap 'kill 0' EXIT INT TERM; \
+	$(VENV)/bin/celery -A a2a_site worker -B --loglevel INFO --concurrency 2 \
+		--schedule var/celerybeat-schedule & \
 	$(VENV)/bin/uvicorn a2a_site.asgi:application --host $(HOST) --port $(PORT)
 
 ## Install the test tools and run the whole suite: SQLite, then integration on PostgreSQL

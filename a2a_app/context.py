@@ -70,6 +70,7 @@ class Working:
     """The handler is done for now; site code will finish the task later."""
 
     message: str = ""
+    data: Any = None
 
 
 Outcome = Completed | InputRequired | Rejected | Failed | Reply | Working
@@ -194,9 +195,12 @@ class SkillContext:
     def fail(self, reason: str) -> Failed:
         return Failed(reason)
 
-    def keep_working(self, message: str = "") -> Working:
-        """Leave the task WORKING; finish it later with ``a2a_app.api`` (e.g. from the admin)."""
-        return Working(message)
+    def keep_working(self, message: str = "", *, data: Any = None) -> Working:
+        """Leave the task WORKING; finish it later with ``a2a_app.api`` (e.g. from the admin).
+
+        ``message`` (and ``data``) become the status message: what the task waits for.
+        """
+        return Working(message, data)
 
     # --- while running ---------------------------------------------------------------
 

@@ -112,8 +112,10 @@ def resolve_outcome(outcome: Outcome, *, task_id: str, context_id: str) -> Resol
     if isinstance(outcome, Failed):
         return Resolution(TaskState.FAILED, says(Part.text_part(outcome.reason)))
     if isinstance(outcome, Working):
-        message = says(Part.text_part(outcome.message)) if outcome.message else None
-        return Resolution(TaskState.WORKING, message)
+        parts = [Part.text_part(outcome.message)] if outcome.message else []
+        if outcome.data is not None:
+            parts.append(Part.data_part(outcome.data))
+        return Resolution(TaskState.WORKING, says(*parts) if parts else None)
     # Reply: a direct Message. On an existing task it closes the exchange as its answer.
     message = says(*outcome.parts)
     return Resolution(TaskState.COMPLETED, message, reply=message)

@@ -265,5 +265,4 @@ def catering_request(ctx: SkillContext) -> Working | InputRequired | Rejected:
 
 def _catering_received(ctx: SkillContext, request: CateringRequest) -> Working:
     text = replies.catering_received(request)
-    ctx.progress(text, data=replies.catering_data(request))
-    return ctx.keep_working(text)
+    return ctx.keep_working(text, data=replies.catering_data(request))

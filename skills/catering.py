@@ -119,7 +119,12 @@ def create_request(
 
 # --- the manager's decision --------------------------------------------------------------
 
-APPROVED, DECLINED, CLOSED, SKIPPED = "approved", "declined", "closed", "skipped"
+APPROVED, DECLINED, CLOSED = (
+    CateringRequest.Status.APPROVED.value,
+    CateringRequest.Status.DECLINED.value,
+    CateringRequest.Status.CLOSED.value,
+)
+SKIPPED = "skipped"
 
 
 def decide(pk: int, *, approve: bool) -> str:
@@ -148,8 +153,6 @@ def decide(pk: int, *, approve: bool) -> str:
             request.status = CateringRequest.Status.CLOSED
             request.save(update_fields=["status", "decided_at"])
             return CLOSED
-        request.status = (
-            CateringRequest.Status.APPROVED if approve else CateringRequest.Status.DECLINED
-        )
+        request.status = APPROVED if approve else DECLINED
         request.save(update_fields=["status", "decided_at"])
     return request.status

@@ -8,7 +8,6 @@ import json
 from typing import Any
 
 import pytest
-from conftest import user_message
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
@@ -16,6 +15,7 @@ from django.test import Client, RequestFactory, override_settings
 
 from a2a_app import card, skills, views
 from a2a_app.models import Task
+from tests.conftest import user_message
 
 pytestmark = pytest.mark.django_db
 

@@ -7,7 +7,6 @@ import base64
 from typing import Any
 
 import pytest
-from conftest import user_message
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import override_settings
@@ -19,6 +18,7 @@ from a2a_app.protocol.types import Message, Part, Role
 from a2a_app.registry import SkillSpec, registered
 from a2a_app.routing import route_message, words
 from a2a_app.skills import SkillInfo
+from tests.conftest import user_message
 
 
 def info(

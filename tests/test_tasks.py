@@ -11,7 +11,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from conftest import user_message
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -21,6 +20,7 @@ from a2a_app.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Skill, Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.types import format_timestamp
 from a2a_app.registry import SkillSpec, registered
+from tests.conftest import user_message
 
 pytestmark = pytest.mark.django_db
 
