@@ -19,9 +19,9 @@ from typing import Any
 
 from django.db import transaction
 
-from .context import Artifact, agent_message, data_artifact, text_artifact
+from .context import agent_message, data_artifact, text_artifact
 from .models import Task
-from .protocol.types import Part, TaskState
+from .protocol.types import Artifact, Part, TaskState
 from .updates import TaskUpdate
 
 
@@ -29,14 +29,16 @@ class TaskClosed(ValueError):
     """The task is already terminal (completed, failed, canceled or rejected)."""
 
 
-def _change(task_id: str | uuid.UUID, change: Any) -> Task:
+def _change(task_id: str | uuid.UUID, change: Any, *, ends_run: bool = True) -> Task:
     with transaction.atomic():
         task = Task.objects.select_for_update().filter(pk=task_id).first()
         if task is None:
             raise Task.DoesNotExist(f"no task {task_id}")
         if task.is_terminal:
             raise TaskClosed(f"task {task_id} is already {task.state}")
-        task.lease_expires_at = None
+        if ends_run:
+            # The task no longer waits on a worker; progress reports leave a worker's lease.
+            task.lease_expires_at = None
         update = TaskUpdate(task)
         change(update)
         update.save()
@@ -95,8 +97,10 @@ def request_input(task_id: str | uuid.UUID, question: str, *, missing: Sequence[
 
 def update_progress(task_id: str | uuid.UUID, text: str) -> Task:
     """A WORKING status with a message saying how far along it is."""
-    return _change(task_id, lambda u: u.set_status(TaskState.WORKING, _say(u.task, text)))
+    return _change(
+        task_id, lambda u: u.set_status(TaskState.WORKING, _say(u.task, text)), ends_run=False
+    )
 
 
 def add_artifact(task_id: str | uuid.UUID, artifact: Artifact) -> Task:
-    return _change(task_id, lambda u: u.add_artifact(artifact))
+    return _change(task_id, lambda u: u.add_artifact(artifact), ends_run=False)

@@ -73,9 +73,19 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_ALLOWED_NETWORKS": [],
     # Fernet keys, newest first, that encrypt webhook secrets; empty: derived from SECRET_KEY.
     "ENCRYPTION_KEYS": [],
+    # --- streaming (SSE, under ASGI) ---------------------------------------------------
+    # Redis URL for the pub/sub notifier that wakes streams; None: poll the database.
+    "NOTIFIER_REDIS_URL": None,
+    "STREAM_POLL_SECONDS": 0.2,
+    # An SSE comment line is sent when a stream has been idle this long.
+    "STREAM_KEEPALIVE_SECONDS": 15,
+    # Threads that run inline skills for streaming sends (per web process).
+    "STREAM_INLINE_THREADS": 16,
     # --- conformance ------------------------------------------------------------------
     # Serve only the built-in "conformance" skill, for external conformance suites.
     "CONFORMANCE_MODE": False,
+    # How long the conformance skill's "test-resubscribe" task works before completing.
+    "CONFORMANCE_RESUBSCRIBE_SECONDS": 4,
 }
 
 IMPORT_STRINGS = ("AUTHENTICATION_CLASSES", "ROUTER", "WEBHOOK_SENDER")

@@ -328,6 +328,7 @@ def due_configs(limit: int = 500) -> list[int]:
     return list(
         Delivery.objects.filter(status=Delivery.Status.PENDING, next_attempt_at__lte=now)
         .filter(Q(config__delivering_until__isnull=True) | Q(config__delivering_until__lt=now))
+        .order_by()  # the model's default ordering would defeat DISTINCT
         .values_list("config_id", flat=True)
         .distinct()[:limit]
     )

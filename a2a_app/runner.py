@@ -28,11 +28,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import store
 from .auth import Caller
 from .conf import a2a_settings
 from .context import SkillContext, TaskCanceled, agent_message
-from .execution import apply_resolution, resolve_outcome, run_handler
+from .execution import Resolution, apply_resolution, resolve_outcome, run_handler
 from .models import Task, TaskMessage
 from .protocol.types import TERMINAL_STATES, Artifact, Message, Part, Role, TaskState
 from .skills import get_catalogue
@@ -130,19 +129,25 @@ def execute(task_id: str) -> str:
         context_id=task.context_id,
         history=[m for m in history if m is not latest],
         state=task.skill_state,
-        is_follow_up=task.message_count > 1,
+        # Earlier user messages, not earlier runs (a re-run after a lost worker is no turn).
+        is_follow_up=any(m.role is Role.USER and m is not latest for m in history),
         sink=LiveSink(str(task.pk)),
     )
     outcome = run_handler(ctx, savepoint=False)
     if outcome is None:
         return "canceled"
     resolution = resolve_outcome(outcome, task_id=str(task.pk), context_id=task.context_id)
+    return record_result(str(task.pk), ctx.state, resolution)
+
+
+def record_result(task_id: str, skill_state: dict, resolution: Resolution) -> str:
+    """Write a finished handler's result, unless the task ended meanwhile (then drop it)."""
     with transaction.atomic():
         task = Task.objects.select_for_update().get(pk=task_id)
         if task.is_terminal:
             logger.info("task=%s ended while running (%s): result dropped", task_id, task.state)
             return "dropped"
-        task.skill_state = ctx.state
+        task.skill_state = skill_state
         task.lease_expires_at = None
         update = TaskUpdate(task)
         apply_resolution(update, resolution)
@@ -226,6 +231,3 @@ def wait_until_settled(task_id: str, timeout: float) -> None:
             return
         time.sleep(min(delay, remaining))
         delay = min(delay * 1.5, 0.5)
-
-
-__all__ = ["execute", "sweep", "wait_until_settled", "enqueue_on_commit", "store"]

@@ -158,16 +158,15 @@ def _submit(update: TaskUpdate) -> _Sent:
     """Store the task SUBMITTED and hand it to a worker after commit."""
     task = update.task
     task.enqueued_at = timezone.now()
+    task.run_attempts = 0  # attempts count per turn: a new message is a fresh start
     update.set_status(TaskState.SUBMITTED)
     update.save()
     runner.enqueue_on_commit(str(task.pk))
     return _Sent(background_task_id=str(task.pk))
 
 
-def _continue_task(request: SendMessageRequest, caller: Caller, version: str) -> _Sent:
-    message = request.message
-    configuration = request.configuration
-    task = store.get_task(message.task_id, caller, for_update=True)
+def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:
+    """May this message continue this task? Returns the task's skill."""
     previous = task.task_state
     if previous.is_terminal:
         raise UnsupportedOperationError(
@@ -191,6 +190,14 @@ def _continue_task(request: SendMessageRequest, caller: Caller, version: str) ->
             f"The skill of task {message.task_id} is no longer available",
             metadata={"taskId": message.task_id},
         )
+    return skill
+
+
+def _continue_task(request: SendMessageRequest, caller: Caller, version: str) -> _Sent:
+    message = request.message
+    configuration = request.configuration
+    task = store.get_task(message.task_id, caller, for_update=True)
+    skill = check_follow_up(task, message, caller)
     _check_content_types(message, configuration.accepted_output_modes, skill)
     push_config = _push_config(request, version)
     message.context_id = task.context_id

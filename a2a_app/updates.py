@@ -112,6 +112,7 @@ class TaskUpdate:
         task.message_count += len(self._messages)
         task.event_count += len(self._events)
         task.artifact_count += len(new_artifacts)
+        replaced = self._replace_push_configs()
         task.push_config_count += len(self._push_configs)
         if self.is_new:
             task.save(force_insert=True)
@@ -146,6 +147,8 @@ class TaskUpdate:
         for config in self._push_configs:
             config.task = task
             config.save()
+        for config in replaced:
+            config.save()
         events = []
         if self._events:
             events = TaskEvent.objects.bulk_create(
@@ -154,6 +157,25 @@ class TaskUpdate:
             )
         configs = self._queue_deliveries(events)
         transaction.on_commit(lambda: self._after_commit(configs))
+
+    def _replace_push_configs(self) -> list[PushConfig]:
+        """A config whose id the task already has replaces it (as Create does)."""
+        if self.is_new or not self._push_configs:
+            return []
+        ids = [c.config_id for c in self._push_configs]
+        existing = {
+            c.config_id: c for c in PushConfig.objects.filter(task=self.task, config_id__in=ids)
+        }
+        replaced = []
+        for config in list(self._push_configs):
+            old = existing.get(config.config_id)
+            if old is None:
+                continue
+            for name in ("url", "token", "auth_scheme", "credentials", "protocol_version"):
+                setattr(old, name, getattr(config, name))
+            replaced.append(old)
+            self._push_configs.remove(config)
+        return replaced
 
     def _resolve_artifacts(self) -> tuple[list[JSON], list[JSON]]:
         """Apply the recorded artifact operations; return (new, changed) bodies."""
@@ -199,6 +221,10 @@ class TaskUpdate:
             )
         for artifact in self._added:
             artifact_added.send(sender=Task, task=task, artifact=artifact)
+        if self._events:
+            from .notify import publish
+
+            publish(str(task.pk))
         if config_ids:
             from .push import schedule_deliveries
 

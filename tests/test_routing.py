@@ -364,7 +364,7 @@ class TestRoutingThroughSendMessage:
         assert Task.objects.get(pk=first["id"]).state == "TASK_STATE_INPUT_REQUIRED"
 
     def test_custom_router_setting(self, rpc, site_skills):
-        overrides = {**settings.A2A_APP, "ROUTER": "test_routing.always_last"}
+        overrides = {**settings.A2A_APP, "ROUTER": "tests.test_routing.always_last"}
         with override_settings(A2A_APP=overrides):
             task = send(rpc, "menu food")["result"]["task"]
         assert Task.objects.get(pk=task["id"]).skill_id == "book-table"

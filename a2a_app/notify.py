@@ -1,0 +1,186 @@
+"""Waking streams when a task has new events, across threads and processes.
+
+Events live in the database (``TaskEvent``); a notifier only says "task X has news", and
+the stream then reads the log. So a lost or duplicated wake-up costs a query, never an
+event. Two backends (``A2A_APP["NOTIFIER"]``):
+
+* ``DatabaseNotifier`` (default, works on SQLite, no extra service): one poller per
+  process asks every ``STREAM_POLL_SECONDS`` which watched tasks' ``event_count`` moved
+  (one query for all streams of the process, none when nobody watches).
+* ``RedisNotifier``: writers publish on ``a2a:task:<id>`` after commit; each process
+  holds one pattern subscription and wakes its own streams. Idle streams cost no query
+  and no database connection.
+
+Writers in the same process also wake local streams directly (``publish``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections import defaultdict
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import connection
+
+from .conf import a2a_settings
+
+logger = logging.getLogger("a2a_app.streams")
+
+CHANNEL_PREFIX = "a2a:task:"
+
+
+class Waiters:
+    """Asyncio events per task id, settable from any thread."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._events: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(
+            set
+        )
+
+    def add(self, task_id: str) -> asyncio.Event:
+        event = asyncio.Event()
+        with self._lock:
+            self._events[task_id].add((asyncio.get_running_loop(), event))
+        return event
+
+    def remove(self, task_id: str, event: asyncio.Event) -> None:
+        with self._lock:
+            entries = self._events.get(task_id, set())
+            entries.discard(next((e for e in entries if e[1] is event), None))
+            if not entries:
+                self._events.pop(task_id, None)
+
+    def watched(self) -> list[str]:
+        with self._lock:
+            return list(self._events)
+
+    def wake(self, task_id: str) -> None:
+        with self._lock:
+            entries = list(self._events.get(task_id, ()))
+        for loop, event in entries:
+            with contextlib.suppress(RuntimeError):  # that loop is closed
+                loop.call_soon_threadsafe(event.set)
+
+
+waiters = Waiters()
+
+
+class DatabaseNotifier:
+    def __init__(self) -> None:
+        self._pollers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+        self._counts: dict[str, int] = {}
+
+    def publish(self, task_id: str) -> None:
+        waiters.wake(task_id)
+
+    def ensure_listening(self) -> None:
+        loop = asyncio.get_running_loop()
+        poller = self._pollers.get(loop)
+        if poller is None or poller.done():
+            self._pollers[loop] = loop.create_task(self._poll())
+
+    async def _poll(self) -> None:
+        while True:
+            await asyncio.sleep(a2a_settings.STREAM_POLL_SECONDS)
+            watched = waiters.watched()
+            if not watched:
+                continue
+            try:
+                counts = await sync_to_async(_event_counts, thread_sensitive=False)(watched)
+            except Exception:
+                logger.exception("polling for task events failed")
+                continue
+            for task_id, count in counts.items():
+                if self._counts.get(task_id) != count:
+                    self._counts[task_id] = count
+                    waiters.wake(task_id)
+            for task_id in set(self._counts) - set(watched):
+                del self._counts[task_id]
+
+
+def _event_counts(task_ids: list[str]) -> dict[str, int]:
+    from .models import Task
+
+    try:
+        rows = Task.objects.filter(pk__in=task_ids).values_list("pk", "event_count")
+        return {str(pk): count for pk, count in rows}
+    finally:
+        connection.close()  # hand the connection back: the poller is idle most of the time
+
+
+class RedisNotifier:
+    def __init__(self, url: str) -> None:
+        import redis
+
+        self.url = url
+        self._client = redis.Redis.from_url(url)
+        self._listeners: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+
+    def publish(self, task_id: str) -> None:
+        waiters.wake(task_id)
+        try:
+            self._client.publish(CHANNEL_PREFIX + task_id, b"1")
+        except Exception:
+            # Streams elsewhere fall back to their keep-alive re-read; never fail a write.
+            logger.warning("could not publish the event of task %s to Redis", task_id)
+
+    def ensure_listening(self) -> None:
+        loop = asyncio.get_running_loop()
+        listener = self._listeners.get(loop)
+        if listener is None or listener.done():
+            self._listeners[loop] = loop.create_task(self._listen())
+
+    async def _listen(self) -> None:
+        import redis.asyncio as aioredis
+
+        while True:
+            client = aioredis.Redis.from_url(self.url)
+            try:
+                pubsub = client.pubsub()
+                await pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                async for message in pubsub.listen():
+                    if message.get("type") == "pmessage":
+                        channel = message["channel"]
+                        if isinstance(channel, bytes):
+                            channel = channel.decode()
+                        waiters.wake(channel.removeprefix(CHANNEL_PREFIX))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("Redis subscription lost; reconnecting", exc_info=True)
+                # Wake everyone so that streams re-read what they may have missed.
+                for task_id in waiters.watched():
+                    waiters.wake(task_id)
+                await asyncio.sleep(1)
+            finally:
+                await client.aclose()
+
+
+_notifier: Any = None
+_notifier_lock = threading.Lock()
+
+
+def get_notifier() -> DatabaseNotifier | RedisNotifier:
+    global _notifier
+    if _notifier is None:
+        with _notifier_lock:
+            if _notifier is None:
+                url = a2a_settings.NOTIFIER_REDIS_URL
+                _notifier = RedisNotifier(url) if url else DatabaseNotifier()
+    return _notifier
+
+
+def reset() -> None:
+    """Forget the notifier (settings changed, tests)."""
+    global _notifier
+    _notifier = None
+
+
+def publish(task_id: str) -> None:
+    """Called after a transaction that recorded events for ``task_id`` commits."""
+    get_notifier().publish(task_id)
