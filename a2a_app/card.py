@@ -33,7 +33,7 @@ class RenderedCard:
     last_modified: datetime
 
 
-_cache: dict[tuple[Any, str], RenderedCard] = {}
+_cache: dict[tuple[Any, str, bool], RenderedCard] = {}
 _lock = threading.Lock()
 
 
@@ -54,11 +54,16 @@ def interfaces(root: str) -> list[dict[str, str]]:
     ]
 
 
-def build_card(root: str, catalogue: Catalogue) -> dict[str, Any]:
+def served_by_asgi(request: HttpRequest) -> bool:
+    """Streams need ASGI: under WSGI a stream would hold a worker until the task ends."""
+    return getattr(request, "scope", None) is not None
+
+
+def build_card(root: str, catalogue: Catalogue, *, streaming: bool = False) -> dict[str, Any]:
     """The AgentCard as v1.0 ProtoJSON; REQUIRED fields always present."""
     s = a2a_settings
     capabilities: dict[str, Any] = {
-        "streaming": False,
+        "streaming": streaming,
         "pushNotifications": bool(s.PUSH_NOTIFICATIONS),
         "extendedAgentCard": False,
     }
@@ -90,11 +95,13 @@ def build_card(root: str, catalogue: Catalogue) -> dict[str, Any]:
 def rendered_card(request: HttpRequest) -> RenderedCard:
     catalogue = get_catalogue()
     root = base_url(request)
-    key = (catalogue.version, root)
+    streaming = served_by_asgi(request)
+    key = (catalogue.version, root, streaming)
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    body = json.dumps(build_card(root, catalogue), separators=(",", ":")).encode()
+    card = build_card(root, catalogue, streaming=streaming)
+    body = json.dumps(card, separators=(",", ":")).encode()
     # Settings changes take a restart, so the card is never older than this process.
     last_modified = max(catalogue.version or _STARTED_AT, _STARTED_AT)
     rendered = RenderedCard(

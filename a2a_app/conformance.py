@@ -12,6 +12,16 @@ The messageId prefix is checked first, then the text:
 ``tck-message-response``   direct Message "Direct message response"
 ``tck-input-required``     input-required
 ``tck-reject-task``        rejected
+``tck-stream-001``, ``-003``, ``tck-stream-ordering-001``, ``tck-stream-artifact-text``
+                           working, one text artifact, completed
+``tck-stream-002``         completed at once
+``tck-stream-artifact-file``
+                           working, a file artifact, completed
+``tck-stream-artifact-chunked``
+                           working, artifact "chunk-1 " then an appended last chunk
+                           "chunk-2" (same artifactId), completed
+``test-resubscribe``       working, then completed after CONFORMANCE_RESUBSCRIBE_SECONDS
+                           (in a background worker)
 other ``tck-``             completed
 text ``message …``         direct Message ``echo: <text>``
 text ``input …``           input-required
@@ -27,16 +37,69 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from .conf import a2a_settings
 from .context import Outcome, SkillContext, data_artifact, file_artifact, text_artifact
 from .registry import skill
 
 MAX_SLEEP_SECONDS = 60
 
 
+STREAM_TEXT_PREFIXES = (
+    "tck-stream-001",
+    "tck-stream-003",
+    "tck-stream-ordering-001",
+    "tck-stream-artifact-text",
+)
+
+
+def _streamed(ctx: SkillContext) -> Outcome | None:
+    """The streaming behaviours: events a stream (or a webhook) can watch arrive."""
+    message_id = ctx.message.message_id
+    if message_id.startswith(STREAM_TEXT_PREFIXES):
+        ctx.progress("Working on it")
+        ctx.add_artifact(text_artifact("Streaming text content", name="text"))
+        return ctx.complete()
+    if message_id.startswith("tck-stream-002"):
+        return ctx.complete(message="Done")
+    if message_id.startswith("tck-stream-artifact-file"):
+        ctx.progress("Working on it")
+        ctx.add_artifact(
+            file_artifact(
+                content=b"Generated file content",
+                filename="output.txt",
+                media_type="text/plain",
+                name="file",
+            )
+        )
+        return ctx.complete()
+    if message_id.startswith("tck-stream-artifact-chunked"):
+        ctx.progress("Working on it")
+        writer = ctx.artifact_writer(name="chunked")
+        writer.write("chunk-1 ")
+        writer.write("chunk-2", last=True)
+        return ctx.complete()
+    if message_id.startswith("test-resubscribe"):
+        ctx.progress("Working on it")
+        _sleep(ctx, a2a_settings.CONFORMANCE_RESUBSCRIBE_SECONDS)
+        return ctx.complete("Resubscribe test complete", name="echo")
+    return None
+
+
+def _sleep(ctx: SkillContext, seconds: float) -> bool:
+    """Sleep, checking for cancellation (and renewing a worker's lease) every second."""
+    deadline = time.monotonic() + max(0.0, min(seconds, MAX_SLEEP_SECONDS))
+    while (remaining := deadline - time.monotonic()) > 0:
+        if ctx.sink is not None and ctx.is_canceled():
+            return False
+        time.sleep(min(1.0, remaining))
+    return True
+
+
 def _by_message_id(ctx: SkillContext) -> Outcome | None:
     message_id = ctx.message.message_id
-    if not message_id.startswith("tck-"):
-        return None
+    streamed = _streamed(ctx)
+    if streamed is not None or not message_id.startswith("tck-"):
+        return streamed
     if message_id.startswith("tck-complete-task"):
         return ctx.complete(message="Hello from TCK")
     if message_id.startswith("tck-artifact-text"):
@@ -80,11 +143,8 @@ def _by_text(ctx: SkillContext) -> Outcome:
             seconds = float(text.split()[1])
         except (IndexError, ValueError):
             seconds = 1.0
-        deadline = time.monotonic() + max(0.0, min(seconds, MAX_SLEEP_SECONDS))
-        while (remaining := deadline - time.monotonic()) > 0:
-            if ctx.sink is not None and ctx.is_canceled():
-                return ctx.fail("canceled")  # dropped: the task is already CANCELED
-            time.sleep(min(1.0, remaining))
+        if not _sleep(ctx, seconds):
+            return ctx.fail("canceled")  # dropped: the task is already CANCELED
         return ctx.complete(f"echo: {text}", name="echo")
     if command == "fail":
         return ctx.fail("Failed as requested.")
@@ -93,6 +153,8 @@ def _by_text(ctx: SkillContext) -> Outcome:
 
 def _sleeps(message: Any) -> bool:
     """``sleep N`` runs in a worker, so the task is visibly WORKING meanwhile."""
+    if message.message_id.startswith("test-resubscribe"):
+        return True
     return message.text.strip().lower().startswith("sleep")
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import push, service
+from . import push, service, streams
 from .auth import Caller
 from .protocol.types import (
     GetTaskRequest,
@@ -25,6 +25,8 @@ class Method:
     run: Callable[..., Any]
     #: Checked before the params: an undeclared capability is the error, not bad params.
     gate: Callable[[], None] | None = None
+    #: Answers with an SSE stream (``run`` returns a ``streams.StreamStart``).
+    streaming: bool = False
 
     def __call__(self, params: dict[str, Any], caller: Caller) -> Any:
         if self.gate is not None:
@@ -38,8 +40,10 @@ V1_METHODS: dict[str, Method] = {
     "GetTask": Method(GetTaskRequest.from_wire, service.get_task),
     "ListTasks": Method(ListTasksRequest.from_wire, service.list_tasks),
     "CancelTask": Method(TaskIdRequest.from_wire, service.cancel_task),
-    "SendStreamingMessage": Method(None, service.streaming_not_supported),
-    "SubscribeToTask": Method(None, service.streaming_not_supported),
+    "SendStreamingMessage": Method(
+        SendMessageRequest.from_wire, streams.start_send, streaming=True
+    ),
+    "SubscribeToTask": Method(TaskIdRequest.from_wire, streams.start_subscription, streaming=True),
     "CreateTaskPushNotificationConfig": Method(
         PushNotificationConfig.from_wire, push.create_config, gate=push.require_push
     ),

@@ -307,12 +307,6 @@ def cancel_task(request: TaskIdRequest, caller: Caller) -> JSON:
 # --- capabilities this agent does not declare -------------------------------------------
 
 
-def streaming_not_supported(*args: Any) -> JSON:
-    raise UnsupportedOperationError(
-        "Streaming is not supported by this agent (capabilities.streaming is false)"
-    )
-
-
 def extended_card_not_supported(*args: Any) -> JSON:
     raise UnsupportedOperationError(
         "This agent has no extended agent card (capabilities.extendedAgentCard is false)"

@@ -14,13 +14,13 @@ import logging
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import http_date, parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
 
-from . import auth
-from .card import rendered_card
+from . import auth, streams
+from .card import rendered_card, served_by_asgi
 from .conf import a2a_settings
 from .jsonrpc import V1_METHODS
 from .protocol import jsonrpc as envelope
@@ -32,6 +32,7 @@ from .protocol.errors import (
     InvalidRequestError,
     MethodNotFoundError,
     RequestTooLargeError,
+    UnsupportedOperationError,
 )
 from .protocol.versions import negotiate
 
@@ -125,14 +126,32 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
         version_header = request.headers.get("A2A-Version") or request.GET.get("A2A-Version")
         negotiate(version_header, method_is_v1=True)
         activated = _activate_extensions(request)
+        if method.streaming and not served_by_asgi(request):
+            raise UnsupportedOperationError(
+                "Streaming needs the site to be served by an ASGI server "
+                "(capabilities.streaming is false here)"
+            )
         caller = auth.authenticate(request)
         result = method(call.params, caller)
+        if method.streaming:
+            return _event_stream(streams.launch(result), request_id, activated)
     except A2AError as error:
         return _error_response(getattr(error, "request_id", request_id), error)
     except Exception:
         logger.exception("Unexpected error in JSON-RPC method")
         return _error_response(request_id, InternalError())
     response = _json_response(envelope.result_response(request_id, result))
+    if activated:
+        response["A2A-Extensions"] = ", ".join(activated)
+    return response
+
+
+def _event_stream(start: streams.StreamStart, request_id: Any, activated: list[str]) -> Any:
+    response = StreamingHttpResponse(
+        streams.jsonrpc_frames(start, request_id), content_type="text/event-stream"
+    )
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx must not hold events back
     if activated:
         response["A2A-Extensions"] = ", ".join(activated)
     return response

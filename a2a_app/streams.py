@@ -1,0 +1,349 @@
+"""SSE streams: SendStreamingMessage and SubscribeToTask (ASGI only).
+
+A stream is a Task snapshot followed by the task's events from its log (``TaskEvent``),
+in order, from wherever the task runs: this request's thread (inline skills), a Celery
+worker, or site code in another process. :mod:`a2a_app.notify` wakes the stream; the log
+is the truth. A stream closes after a terminal state or after input-required or
+auth-required (our skills never resume on their own from those). A client that goes away
+only stops reading: the task goes on.
+
+The synchronous part (validation, creating or continuing the task) runs in the view and
+raises ordinary errors before any byte is streamed; the asynchronous part only reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import uuid
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.db import connection, transaction
+from django.utils import timezone
+
+from . import runner, service, store
+from .auth import Caller
+from .conf import a2a_settings
+from .context import SkillContext
+from .execution import resolve_outcome, run_handler
+from .models import Task, TaskEvent
+from .notify import get_notifier, waiters
+from .protocol.errors import A2AError, InternalError
+from .protocol.types import (
+    TERMINAL_STATES,
+    Artifact,
+    Message,
+    SendMessageRequest,
+    TaskIdRequest,
+    TaskState,
+)
+from .protocol.versions import V1_0
+from .updates import TaskUpdate
+
+logger = logging.getLogger("a2a_app.streams")
+
+JSON = dict[str, Any]
+CLOSING_STATES = frozenset(
+    {s.value for s in TERMINAL_STATES} | {"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"}
+)
+
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def _threads() -> ThreadPoolExecutor:
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(
+                a2a_settings.STREAM_INLINE_THREADS, thread_name_prefix="a2a-inline"
+            )
+    return _executor
+
+
+@dataclass
+class StreamStart:
+    """What the synchronous part decided; the stream takes it from there."""
+
+    #: A direct Message: the whole stream.
+    message: JSON | None = None
+    #: The first event, and the event sequence it reflects.
+    snapshot: JSON | None = None
+    task_id: str = ""
+    after: int = 0
+    #: Work to start in a thread once the stream runs (an inline skill).
+    run: Callable[[], Any] | None = None
+    #: Set by a lazily created task (see InlineStart) before the stream reads.
+    first: Future = field(default_factory=Future)
+
+
+# --- the synchronous part -------------------------------------------------------------------
+
+
+def start_send(request: SendMessageRequest, caller: Caller, version: str = V1_0) -> StreamStart:
+    """Validate and start a streaming send; errors raise before anything is streamed."""
+    message = request.message
+    with transaction.atomic():
+        if message.task_id:
+            task = store.get_task(message.task_id, caller, for_update=True)
+            skill = service.check_follow_up(task, message, caller)
+            service._check_content_types(
+                message, request.configuration.accepted_output_modes, skill
+            )
+            push_config = service._push_config(request, version)
+            message.context_id = task.context_id
+            update = TaskUpdate(task)
+            update.add_message(message)
+            if push_config is not None:
+                update.add_push_config(push_config)
+            return _submitted(update, request, inline=not task.background)
+        available = [s for s in service.get_catalogue().enabled if s.allows(caller)]
+        context_id = message.context_id or str(uuid.uuid4())
+        skill = a2a_settings.ROUTER(message, request.metadata, available)
+        if skill is None:
+            return StreamStart(message=service._skill_listing(available, context_id).to_wire())
+        service._check_content_types(message, request.configuration.accepted_output_modes, skill)
+        push_config = service._push_config(request, version)
+        message.context_id = context_id
+        message.task_id = str(uuid.uuid4())
+        task = Task(
+            id=message.task_id,
+            context_id=context_id,
+            owner=caller.scope,
+            skill_id=skill.id,
+            state=TaskState.SUBMITTED.value,
+            status_timestamp=timezone.now(),
+            protocol_version=version,
+            background=skill.runs_in_background(message),
+        )
+        if not task.background:
+            # Run first, create the task on the skill's first sign of life: a direct reply
+            # must stream as one Message, with no task.
+            return InlineStart(request, caller, task, skill, push_config).stream_start()
+        update = TaskUpdate(task, is_new=True)
+        update.add_message(message)
+        if push_config is not None:
+            update.add_push_config(push_config)
+        return _submitted(update, request, inline=False)
+
+
+def _submitted(update: TaskUpdate, request: SendMessageRequest, *, inline: bool) -> StreamStart:
+    """Store the task SUBMITTED; a worker runs it, or this process does (inline)."""
+    task = update.task
+    task.enqueued_at = timezone.now()
+    task.run_attempts = 0
+    update.set_status(TaskState.SUBMITTED)
+    update.save()
+    if not inline:
+        runner.enqueue_on_commit(str(task.pk))
+    history = store.load_history([task], request.configuration.history_length)
+    artifacts = store.load_artifacts([task])
+    snapshot = store.task_to_wire(task, history.get(task.pk, []), artifacts.get(task.pk, []))
+    task_id = str(task.pk)
+    start = StreamStart(snapshot={"task": snapshot}, task_id=task_id, after=task.event_count)
+    if inline:
+        start.run = lambda: runner.execute(task_id)
+    return start
+
+
+def start_subscription(request: TaskIdRequest, caller: Caller) -> StreamStart:
+    with transaction.atomic():
+        # The row lock keeps writers out while the snapshot is read: the snapshot and
+        # the event sequence it ends at agree.
+        task = store.get_task(request.id, caller, for_update=True)
+        if task.is_terminal:
+            raise service.UnsupportedOperationError(
+                f"Task {request.id} is already {task.state}; there is nothing to subscribe to",
+                metadata={"taskId": request.id, "state": task.state},
+            )
+        snapshot = store.read_task(task, None)
+    return StreamStart(snapshot={"task": snapshot}, task_id=str(task.pk), after=task.event_count)
+
+
+class InlineStart:
+    """An inline skill for a streaming send, run in a thread with lazy task creation."""
+
+    def __init__(
+        self,
+        request: SendMessageRequest,
+        caller: Caller,
+        task: Task,
+        skill: Any,
+        push_config: Any,
+    ) -> None:
+        self.request = request
+        self.caller = caller
+        self.task = task
+        self.skill = skill
+        self.push_config = push_config
+        self.start = StreamStart(task_id=str(task.pk), run=self.run)
+        self.created = False
+
+    def stream_start(self) -> StreamStart:
+        return self.start
+
+    def create(self) -> None:
+        """Store the task (SUBMITTED, then WORKING) and release the stream."""
+        if self.created:
+            return
+        task = self.task
+        message = self.request.message
+        with transaction.atomic():
+            update = TaskUpdate(task, is_new=True)
+            update.add_message(message)
+            if self.push_config is not None:
+                update.add_push_config(self.push_config)
+            update.set_status(TaskState.SUBMITTED)
+            update.save()
+            snapshot = store.task_to_wire(
+                task,
+                store.trim_history(update.new_messages, self.request.configuration.history_length),
+                [],
+            )
+            after = task.event_count
+            task.lease_expires_at = runner._lease()
+            task.run_attempts = 1
+            working = TaskUpdate(task)
+            working.set_status(TaskState.WORKING)
+            working.save()
+        self.created = True
+        self.start.first.set_result(("task", {"task": snapshot}, after))
+
+    def run(self) -> None:
+        start = self.start
+        try:
+            ctx = SkillContext(
+                message=self.request.message,
+                skill=self.skill,
+                caller=self.caller,
+                task_id=str(self.task.pk),
+                context_id=self.task.context_id,
+                history=[],
+                state=self.task.skill_state,
+                metadata=self.request.metadata,
+                accepted_output_modes=self.request.configuration.accepted_output_modes,
+                sink=_LazySink(self),
+            )
+            outcome = run_handler(ctx, savepoint=False)
+            if outcome is None:
+                return
+            resolution = resolve_outcome(
+                outcome, task_id=str(self.task.pk), context_id=self.task.context_id
+            )
+            if not self.created and resolution.reply is not None:
+                resolution.reply.task_id = ""
+                start.first.set_result(("message", {"message": resolution.reply.to_wire()}, 0))
+                return
+            self.create()
+            runner.record_result(str(self.task.pk), ctx.state, resolution)
+        except Exception as exc:  # the stream reports it; the task (if any) is failed
+            logger.exception("inline streaming run of task %s failed", self.task.pk)
+            if not start.first.done():
+                start.first.set_exception(exc)
+        finally:
+            connection.close()
+
+
+class _LazySink:
+    def __init__(self, owner: InlineStart) -> None:
+        self.owner = owner
+
+    def status(self, state: TaskState, message: Message | None) -> None:
+        self.owner.create()
+        runner.LiveSink(str(self.owner.task.pk)).status(state, message)
+
+    def artifact(self, artifact: Artifact, *, append: bool, last_chunk: bool) -> None:
+        self.owner.create()
+        runner.LiveSink(str(self.owner.task.pk)).artifact(
+            artifact, append=append, last_chunk=last_chunk
+        )
+
+    def is_canceled(self) -> bool:
+        return self.owner.created and runner.LiveSink(str(self.owner.task.pk)).is_canceled()
+
+
+# --- the asynchronous part ------------------------------------------------------------------
+
+
+def _fetch_events(task_id: str, after: int) -> list[tuple[int, JSON]]:
+    try:
+        return list(
+            TaskEvent.objects.filter(task_id=task_id, sequence__gt=after)
+            .order_by("sequence")
+            .values_list("sequence", "body")
+        )
+    finally:
+        connection.close()  # no connection is held while the stream waits
+
+
+def _closes(body: JSON) -> bool:
+    update = body.get("statusUpdate")
+    return update is not None and update["status"]["state"] in CLOSING_STATES
+
+
+def launch(start: StreamStart) -> StreamStart:
+    """Start the inline work now, whether or not the client reads the stream."""
+    if start.run is not None:
+        _threads().submit(start.run)
+    return start
+
+
+async def events(start: StreamStart) -> AsyncIterator[JSON]:
+    """The StreamResponse objects of one stream, in order."""
+    if start.message is not None:
+        yield start.message
+        return
+    if start.snapshot is None:
+        kind, payload, after = await asyncio.wrap_future(start.first)
+        if kind == "message":
+            yield payload
+            return
+        start.snapshot, start.after = payload, after
+    yield start.snapshot
+    if start.snapshot["task"]["status"]["state"] in CLOSING_STATES:
+        return
+    task_id, after = start.task_id, start.after
+    wake = waiters.add(task_id)
+    get_notifier().ensure_listening()
+    fetch = sync_to_async(_fetch_events, thread_sensitive=False)
+    try:
+        while True:
+            wake.clear()
+            for sequence, body in await fetch(task_id, after):
+                after = sequence
+                yield body
+                if _closes(body):
+                    return
+            try:
+                await asyncio.wait_for(wake.wait(), a2a_settings.STREAM_KEEPALIVE_SECONDS)
+            except TimeoutError:
+                yield {}  # keep-alive
+    finally:
+        waiters.remove(task_id, wake)
+
+
+async def jsonrpc_frames(start: StreamStart, request_id: Any) -> AsyncIterator[bytes]:
+    """SSE frames whose data is a JSON-RPC response carrying one StreamResponse each."""
+    try:
+        async for item in events(start):
+            if not item:
+                yield b": keep-alive\n\n"
+                continue
+            payload = {"jsonrpc": "2.0", "id": request_id, "result": item}
+            yield _frame(payload)
+    except A2AError as error:
+        yield _frame({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
+    except Exception:
+        logger.exception("stream of task %s failed", start.task_id)
+        error = InternalError("The stream failed; the task goes on (use GetTask)")
+        yield _frame({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
+
+
+def _frame(payload: JSON) -> bytes:
+    return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
