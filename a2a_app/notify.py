@@ -78,7 +78,8 @@ class DatabaseNotifier:
     def publish(self, task_id: str) -> None:
         waiters.wake(task_id)
 
-    def ensure_listening(self) -> None:
+    async def listen(self) -> None:
+        """Make sure this event loop's poller runs."""
         loop = asyncio.get_running_loop()
         poller = self._pollers.get(loop)
         if poller is None or poller.done():
@@ -119,7 +120,7 @@ class RedisNotifier:
 
         self.url = url
         self._client = redis.Redis.from_url(url)
-        self._listeners: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
+        self._listeners: dict[asyncio.AbstractEventLoop, tuple[asyncio.Task, asyncio.Event]] = {}
 
     def publish(self, task_id: str) -> None:
         waiters.wake(task_id)
@@ -129,13 +130,21 @@ class RedisNotifier:
             # Streams elsewhere fall back to their keep-alive re-read; never fail a write.
             logger.warning("could not publish the event of task %s to Redis", task_id)
 
-    def ensure_listening(self) -> None:
-        loop = asyncio.get_running_loop()
-        listener = self._listeners.get(loop)
-        if listener is None or listener.done():
-            self._listeners[loop] = loop.create_task(self._listen())
+    async def listen(self) -> None:
+        """Make sure this event loop is subscribed; returns once it is (or gave up for now).
 
-    async def _listen(self) -> None:
+        A stream reads the log only after this, so nothing published in between is missed.
+        """
+        loop = asyncio.get_running_loop()
+        entry = self._listeners.get(loop)
+        if entry is None or entry[0].done():
+            subscribed = asyncio.Event()
+            entry = (loop.create_task(self._listen(subscribed)), subscribed)
+            self._listeners[loop] = entry
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(entry[1].wait(), 5)
+
+    async def _listen(self, subscribed: asyncio.Event) -> None:
         import redis.asyncio as aioredis
 
         while True:
@@ -143,6 +152,10 @@ class RedisNotifier:
             try:
                 pubsub = client.pubsub()
                 await pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                subscribed.set()
+                # Streams may have missed something while we were not subscribed.
+                for task_id in waiters.watched():
+                    waiters.wake(task_id)
                 async for message in pubsub.listen():
                     if message.get("type") == "pmessage":
                         channel = message["channel"]
@@ -153,9 +166,7 @@ class RedisNotifier:
                 raise
             except Exception:
                 logger.warning("Redis subscription lost; reconnecting", exc_info=True)
-                # Wake everyone so that streams re-read what they may have missed.
-                for task_id in waiters.watched():
-                    waiters.wake(task_id)
+                subscribed.set()  # don't hold new streams; they fall back to keep-alive reads
                 await asyncio.sleep(1)
             finally:
                 await client.aclose()

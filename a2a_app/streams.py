@@ -14,12 +14,13 @@ raises ordinary errors before any byte is streamed; the asynchronous part only r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
 import uuid
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,7 +108,8 @@ def start_send(request: SendMessageRequest, caller: Caller, version: str = V1_0)
         context_id = message.context_id or str(uuid.uuid4())
         skill = a2a_settings.ROUTER(message, request.metadata, available)
         if skill is None:
-            return StreamStart(message=service._skill_listing(available, context_id).to_wire())
+            listing = service._skill_listing(available, context_id).to_wire()
+            return StreamStart(message={"message": listing})
         service._check_content_types(message, request.configuration.accepted_output_modes, skill)
         push_config = service._push_config(request, version)
         message.context_id = context_id
@@ -213,7 +215,7 @@ class InlineStart:
             working.set_status(TaskState.WORKING)
             working.save()
         self.created = True
-        self.start.first.set_result(("task", {"task": snapshot}, after))
+        _resolve(self.start.first, ("task", {"task": snapshot}, after))
 
     def run(self) -> None:
         start = self.start
@@ -238,16 +240,23 @@ class InlineStart:
             )
             if not self.created and resolution.reply is not None:
                 resolution.reply.task_id = ""
-                start.first.set_result(("message", {"message": resolution.reply.to_wire()}, 0))
+                _resolve(start.first, ("message", {"message": resolution.reply.to_wire()}, 0))
                 return
             self.create()
             runner.record_result(str(self.task.pk), ctx.state, resolution)
         except Exception as exc:  # the stream reports it; the task (if any) is failed
             logger.exception("inline streaming run of task %s failed", self.task.pk)
             if not start.first.done():
-                start.first.set_exception(exc)
+                with contextlib.suppress(InvalidStateError):
+                    start.first.set_exception(exc)
         finally:
             connection.close()
+
+
+def _resolve(future: Future, value: Any) -> None:
+    """Hand the stream its first event, unless nobody waits any more (client gone)."""
+    with contextlib.suppress(InvalidStateError):
+        future.set_result(value)
 
 
 class _LazySink:
@@ -300,7 +309,8 @@ async def events(start: StreamStart) -> AsyncIterator[JSON]:
         yield start.message
         return
     if start.snapshot is None:
-        kind, payload, after = await asyncio.wrap_future(start.first)
+        # Shielded: a client that hangs up must not cancel the run's hand-over.
+        kind, payload, after = await asyncio.shield(asyncio.wrap_future(start.first))
         if kind == "message":
             yield payload
             return
@@ -310,7 +320,7 @@ async def events(start: StreamStart) -> AsyncIterator[JSON]:
         return
     task_id, after = start.task_id, start.after
     wake = waiters.add(task_id)
-    get_notifier().ensure_listening()
+    await get_notifier().listen()
     fetch = sync_to_async(_fetch_events, thread_sensitive=False)
     try:
         while True:

@@ -1,7 +1,8 @@
 """Real parts for integration tests: Redis, Celery worker processes, a webhook receiver.
 
-Redis must be on 127.0.0.1:6379 (database 13 is flushed and used). Without it the tests
-that need it skip on a developer machine and fail in CI, where they must run.
+Redis must be on 127.0.0.1:6379; each test run flushes and uses one of databases 8-15
+(chosen by process id, so parallel runs on one machine don't take each other's jobs).
+Without Redis the tests that need it skip on a developer machine and fail in CI.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import pytest
 
 from tests.conftest import ROOT, database_url, start_server
 
-REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/13")
+REDIS_URL = os.environ.get("TEST_REDIS_URL", f"redis://127.0.0.1:6379/{8 + os.getpid() % 8}")
 
 # Settings for the processes under test: short leases, fast sweeps and retries.
 FAST = {

@@ -68,8 +68,12 @@ class Session:
 
 
 @contextlib.asynccontextmanager
-async def sdk_session(base_url: str) -> AsyncIterator[Session]:
-    """Resolve the agent card with the SDK resolver and build a client from it."""
+async def sdk_session(base_url: str, *, streaming: bool = False) -> AsyncIterator[Session]:
+    """Resolve the agent card with the SDK resolver and build a client from it.
+
+    ``streaming=False`` makes the SDK use the non-streaming SendMessage even though our
+    card (served by uvicorn) declares streaming; test_sdk_interop_streaming covers that.
+    """
     base_url = base_url.rstrip("/")
     sent: list[httpx.Request] = []
 
@@ -77,9 +81,7 @@ async def sdk_session(base_url: str) -> AsyncIterator[Session]:
         sent.append(request)
 
     async with httpx.AsyncClient(timeout=30.0, event_hooks={"request": [record]}) as http:
-        # Default ClientConfig: streaming=True, bindings=[JSONRPC]. The SDK must fall
-        # back to the non-streaming SendMessage because our card says streaming=false.
-        factory = ClientFactory(ClientConfig(httpx_client=http))
+        factory = ClientFactory(ClientConfig(httpx_client=http, streaming=streaming))
         card = await A2ACardResolver(http, base_url).get_agent_card()
         client = factory.create(card)
         try:
@@ -150,7 +152,7 @@ def test_card_resolves_and_client_targets_jsonrpc_interface(conformance_server_u
             assert iface.protocol_binding == "JSONRPC"
             assert iface.protocol_version == "1.0"
             assert "conformance" in [skill.id for skill in card.skills]
-            assert not card.capabilities.streaming
+            assert card.capabilities.streaming  # served by uvicorn (ASGI)
             assert card.capabilities.push_notifications
             assert not card.capabilities.extended_agent_card
             assert isinstance(s.client, Client)

@@ -69,8 +69,10 @@ class Session:
     client: Client
     sent: list[httpx.Request]  # every HTTP request the SDK issued, in order
 
-    def last_params(self) -> dict[str, Any]:
-        return json.loads(self.sent[-1].content)["params"]
+    def last_params(self, method: str = "SendMessage") -> dict[str, Any]:
+        rpc = json.loads(self.sent[-1].content)
+        assert rpc["method"] == method, rpc
+        return rpc["params"]
 
 
 @contextlib.asynccontextmanager
@@ -83,7 +85,9 @@ async def sdk_session(base_url: str) -> AsyncIterator[Session]:
         sent.append(request)
 
     async with httpx.AsyncClient(timeout=30.0, event_hooks={"request": [record]}) as http:
-        factory = ClientFactory(ClientConfig(httpx_client=http))
+        # streaming=False: these tests are about the non-streaming SendMessage, whatever
+        # the card says about streaming (the SDK picks SendStreamingMessage otherwise).
+        factory = ClientFactory(ClientConfig(httpx_client=http, streaming=False))
         card = await A2ACardResolver(http, base_url).get_agent_card()
         client = factory.create(card)
         try:
@@ -193,8 +197,7 @@ def test_push_config_crud_on_input_required_task(start_web, receiver) -> None:
             created = await s.client.create_task_push_notification_config(
                 bearer_config(receiver.url, "tok", task_id=task.id)
             )
-            rpc = json.loads(s.sent[-1].content)
-            assert rpc["method"] == "CreateTaskPushNotificationConfig"
+            assert s.last_params("CreateTaskPushNotificationConfig")["taskId"] == task.id
             assert created.id
             assert created.task_id == task.id
             assert created.url == receiver.url

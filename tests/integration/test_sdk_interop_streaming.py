@@ -1,0 +1,113 @@
+"""Interop: the official ``a2a-sdk`` 1.3.0 client streams from our live server.
+
+A streaming send to a background skill (the conformance skill's ``sleep N`` runs in a
+real Celery worker) and a subscription to a running task, both read with the SDK's own
+SSE parsing and types.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+if os.environ.get("CI"):
+    import a2a  # noqa: F401  (in CI a missing SDK is a broken environment)
+else:
+    pytest.importorskip("a2a", reason="a2a-sdk (test-only dependency) is not installed")
+
+import httpx  # noqa: E402
+from a2a.client import A2ACardResolver, ClientConfig, ClientFactory  # noqa: E402
+from a2a.types import (  # noqa: E402
+    Message,
+    Part,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
+    TaskState,
+)
+
+
+def describe(event) -> str:
+    kind = event.WhichOneof("payload")
+    if kind == "task":
+        return "task:" + TaskState.Name(event.task.status.state).removeprefix("TASK_STATE_")
+    if kind == "status_update":
+        return TaskState.Name(event.status_update.status.state).removeprefix("TASK_STATE_")
+    return kind
+
+
+async def client_for(base: str, http: httpx.AsyncClient):
+    card = await A2ACardResolver(http, base).get_agent_card()
+    assert card.capabilities.streaming
+    return ClientFactory(ClientConfig(httpx_client=http, streaming=True)).create(card)
+
+
+def test_streaming_send_to_a_background_skill(start_web, start_worker) -> None:
+    start_worker()
+    base = start_web()
+    sent: list[httpx.Request] = []
+
+    async def scenario() -> list:
+        async def record(request: httpx.Request) -> None:
+            sent.append(request)
+
+        async with httpx.AsyncClient(timeout=60, event_hooks={"request": [record]}) as http:
+            client = await client_for(base, http)
+            message = Message(
+                message_id=f"interop-{uuid.uuid4()}",
+                role=Role.ROLE_USER,
+                parts=[Part(text="sleep 1")],
+            )
+            request = SendMessageRequest(message=message, configuration=SendMessageConfiguration())
+            return [event async for event in client.send_message(request)]
+
+    events = asyncio.run(scenario())
+    assert [describe(e) for e in events] == [
+        "task:SUBMITTED",
+        "WORKING",
+        "artifact_update",
+        "COMPLETED",
+    ]
+    assert events[2].artifact_update.artifact.parts[0].text == "echo: sleep 1"
+    task_id = events[0].task.id
+    assert all(getattr(e, e.WhichOneof("payload")).task_id == task_id for e in events[1:])
+    assert b'"SendStreamingMessage"' in sent[-1].content
+
+
+def test_subscribe_to_a_running_task(start_web, start_worker) -> None:
+    start_worker()
+    base = start_web()
+
+    async def scenario() -> list:
+        async with httpx.AsyncClient(timeout=60) as http:
+            client = await client_for(base, http)
+            message = Message(
+                message_id=f"interop-{uuid.uuid4()}",
+                role=Role.ROLE_USER,
+                parts=[Part(text="sleep 2")],
+            )
+            configuration = SendMessageConfiguration(return_immediately=True)
+            # The non-streaming path: SendMessage with returnImmediately gives the task.
+            plain = ClientFactory(ClientConfig(httpx_client=http, streaming=False)).create(
+                await A2ACardResolver(http, base).get_agent_card()
+            )
+            (first,) = [
+                e
+                async for e in plain.send_message(
+                    SendMessageRequest(message=message, configuration=configuration)
+                )
+            ]
+            task_id = first.task.id
+            return [e async for e in client.subscribe(SubscribeToTaskRequest(id=task_id))]
+
+    events = asyncio.run(scenario())
+    kinds = [describe(e) for e in events]
+    assert kinds[0] in ("task:SUBMITTED", "task:WORKING")
+    assert kinds[-1] == "COMPLETED"
+    assert "artifact_update" in kinds

@@ -1,0 +1,1108 @@
+"""SSE streams under ASGI (spec reference §2.2, §5.5, §5.6): SendStreamingMessage and
+SubscribeToTask through the JSON-RPC endpoint.
+
+Streams need an ASGI request, so these tests use Django's ``AsyncClient`` inside
+``asyncio.run``; every read of a stream has a timeout, so a stream that hangs fails its
+test instead of hanging the run. Nothing runs a real worker: a background task makes
+progress when a test calls ``runner.execute`` (the worker's logic) or an ``a2a_app.api``
+function from another thread, as a worker or site code in another process would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import socket
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import ExitStack
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test import AsyncClient, Client
+
+from a2a_app import api, card, notify, push, runner, skills
+from a2a_app.execution import SAFE_FAILURE_TEXT
+from a2a_app.models import Delivery, Skill, Task, TaskEvent
+from a2a_app.registry import SkillSpec, registered
+from tests.conftest import user_message
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+JSON = dict[str, Any]
+SUBMITTED, WORKING = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"
+COMPLETED, FAILED = "TASK_STATE_COMPLETED", "TASK_STATE_FAILED"
+CANCELED, INPUT_REQUIRED = "TASK_STATE_CANCELED", "TASK_STATE_INPUT_REQUIRED"
+USER = "ROLE_USER"
+KEEP_ALIVE = ": keep-alive"
+PAYLOADS = {"task", "message", "statusUpdate", "artifactUpdate"}
+HOOK = "http://127.0.0.1:9/hook"
+#: Longest wait for one frame, and for a whole scenario.
+FRAME_TIMEOUT = 5.0
+REAL_GETADDRINFO = socket.getaddrinfo
+REDIS_URL = "redis://127.0.0.1:6379/0"
+SCENARIO_TIMEOUT = 20.0
+
+
+# --- fixtures -------------------------------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches():
+    skills.clear_cache()
+    card._cache.clear()
+    yield
+    skills.clear_cache()
+    card._cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def fast_streams(settings) -> Iterator[None]:
+    """Poll often; keep-alives only where a test asks for them."""
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "STREAM_POLL_SECONDS": 0.05,
+        "STREAM_KEEPALIVE_SECONDS": 5,
+        "WEBHOOK_SENDER": "a2a_app.webhooks.OutboxSender",
+    }
+    notify.reset()
+    yield
+    notify.reset()
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch) -> None:
+    def no_dns(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("tests must not resolve names")
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+
+
+@pytest.fixture(autouse=True)
+def enqueued(monkeypatch) -> list[str]:
+    """Task ids handed to the broker (no worker runs them)."""
+    calls: list[str] = []
+    monkeypatch.setattr(runner, "enqueue", calls.append)
+    return calls
+
+
+@pytest.fixture(autouse=True)
+def scheduled(monkeypatch) -> list[list[int]]:
+    """Webhook configs whose deliveries were scheduled (nothing is sent)."""
+    calls: list[list[int]] = []
+    monkeypatch.setattr(
+        push, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
+    )
+    return calls
+
+
+@pytest.fixture
+def aclient() -> AsyncClient:
+    return AsyncClient()
+
+
+class Later(threading.Thread):
+    """``fn(*args)`` in another thread after ``delay`` seconds: a worker, or site code."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, delay: float, **kwargs: Any) -> None:
+        super().__init__(daemon=True)
+        self.fn, self.args, self.kwargs, self.delay = fn, args, kwargs, delay
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            time.sleep(self.delay)
+            self.result = self.fn(*self.args, **self.kwargs)
+        except BaseException as exc:  # re-raised in the test by outcome()
+            self.error = exc
+        finally:
+            connection.close()
+
+    def outcome(self) -> Any:
+        self.join(SCENARIO_TIMEOUT)
+        assert not self.is_alive(), f"{self.fn.__name__} did not finish"
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+@pytest.fixture
+def later() -> Iterator[Callable[..., Later]]:
+    """``later(fn, *args, delay=0.2, **kwargs)`` starts a thread; all are joined at teardown."""
+    started: list[Later] = []
+
+    def start(fn: Callable[..., Any], *args: Any, delay: float = 0.2, **kwargs: Any) -> Later:
+        thread = Later(fn, *args, delay=delay, **kwargs)
+        started.append(thread)
+        thread.start()
+        return thread
+
+    yield start
+    for thread in started:
+        thread.join(SCENARIO_TIMEOUT)
+
+
+@pytest.fixture
+def install() -> Iterator[Callable[..., str]]:
+    """``install(handler, key="job", background=False)``: a registered skill with its row."""
+    stack = ExitStack()
+
+    def install_skill(handler: Callable, key: str = "job", *, background: bool = False) -> str:
+        spec = SkillSpec(
+            key=key,
+            handler=handler,
+            name=key.replace("-", " ").title(),
+            description=f"The {key} skill",
+            background=background,
+        )
+        stack.enter_context(registered(spec))
+        Skill.objects.create(id=key, handler=key, name=spec.name, description=spec.description)
+        return key
+
+    with stack:
+        yield install_skill
+
+
+@pytest.fixture
+def working(rpc, install) -> str:
+    """A task its (inline) handler left WORKING, for site code to finish."""
+    install(lambda ctx: ctx.keep_working("waiting for staff"), key="manual")
+    body = rpc("SendMessage", {"message": user_message("cater"), "metadata": {"skillId": "manual"}})
+    task = body["result"]["task"]
+    assert task["status"]["state"] == WORKING
+    return task["id"]
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def run(scenario: Any) -> Any:
+    """Run a coroutine in a fresh event loop, failing (not hanging) after a while."""
+    return asyncio.run(asyncio.wait_for(scenario, SCENARIO_TIMEOUT))
+
+
+def envelope(method: str, params: dict[str, Any] | None, request_id: Any = 1) -> str:
+    payload: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        payload["params"] = params
+    return json.dumps(payload)
+
+
+async def apost(
+    client: AsyncClient,
+    method: str,
+    params: dict[str, Any] | None,
+    *,
+    request_id: Any = 1,
+    headers: dict[str, str] | None = None,
+) -> Any:
+    return await client.post(
+        "/a2a/jsonrpc",
+        envelope(method, params, request_id),
+        content_type="application/json",
+        headers=headers or {},
+    )
+
+
+def parse_frame(raw: bytes) -> dict[str, Any] | str:
+    """One SSE event: the JSON of its single ``data:`` line, or a comment line."""
+    lines = raw.decode().split("\n")
+    assert len(lines) == 1, f"expected one line per event (compact JSON): {raw!r}"
+    [line] = lines
+    if line.startswith(":"):
+        return line
+    assert line.startswith("data: "), raw
+    return json.loads(line.removeprefix("data: "))
+
+
+async def sse_frames(
+    response: Any, raw: list[bytes] | None = None
+) -> AsyncIterator[dict[str, Any] | str]:
+    """Parsed frames; ``raw`` (if given) collects the bytes as they arrive."""
+    buffer = b""
+    async for chunk in response.streaming_content:
+        if raw is not None:
+            raw.append(chunk)
+        buffer += chunk
+        while b"\n\n" in buffer:
+            event, buffer = buffer.split(b"\n\n", 1)
+            yield parse_frame(event)
+    assert buffer == b"", f"the stream ended inside an event: {buffer!r}"
+
+
+class Stream:
+    """An open SSE response, read frame by frame with a timeout on every read."""
+
+    def __init__(self, response: Any) -> None:
+        assert response.status_code == 200, response.content
+        assert response.streaming, response.content
+        assert response["Content-Type"] == "text/event-stream"
+        self.response = response
+        self.frames: list[dict[str, Any] | str] = []
+        self.raw: list[bytes] = []
+        self._iter = sse_frames(response, self.raw)
+        self.ended = False
+
+    async def frame(self, timeout: float = FRAME_TIMEOUT) -> dict[str, Any] | str | None:
+        """The next frame (data or comment), or None when the stream has ended."""
+        try:
+            frame = await asyncio.wait_for(anext(self._iter), timeout)
+        except StopAsyncIteration:
+            self.ended = True
+            return None
+        self.frames.append(frame)
+        return frame
+
+    async def event(self, timeout: float = FRAME_TIMEOUT) -> dict[str, Any] | None:
+        """The next data frame's ``result`` (keep-alives skipped), or None at the end."""
+        while True:
+            frame = await self.frame(timeout)
+            if frame is None:
+                return None
+            if isinstance(frame, dict):
+                return result_of(frame)
+
+    async def rest(self, timeout: float = FRAME_TIMEOUT) -> list[dict[str, Any]]:
+        """Every remaining ``result`` until the stream ends."""
+        out = []
+        while (event := await self.event(timeout)) is not None:
+            out.append(event)
+        return out
+
+    @property
+    def keep_alives(self) -> int:
+        return sum(1 for f in self.frames if f == KEEP_ALIVE)
+
+    @property
+    def data(self) -> list[dict[str, Any]]:
+        return [f for f in self.frames if isinstance(f, dict)]
+
+
+def result_of(frame: dict[str, Any]) -> dict[str, Any]:
+    assert "error" not in frame, frame
+    assert frame["jsonrpc"] == "2.0"
+    result = frame["result"]
+    assert len(result) == 1 and set(result) <= PAYLOADS, result
+    return result
+
+
+async def open_stream(client: AsyncClient, method: str, params: Any, **kwargs: Any) -> Stream:
+    return Stream(await apost(client, method, params, **kwargs))
+
+
+async def stream_all(client: AsyncClient, method: str, params: Any, **kwargs: Any) -> Stream:
+    stream = await open_stream(client, method, params, **kwargs)
+    await stream.rest()
+    assert stream.ended
+    return stream
+
+
+def send_params(text: str = "hello", **fields: Any) -> dict[str, Any]:
+    configuration = fields.pop("configuration", None)
+    metadata = fields.pop("metadata", None)
+    params: dict[str, Any] = {"message": user_message(text, **fields)}
+    if configuration is not None:
+        params["configuration"] = configuration
+    if metadata is not None:
+        params["metadata"] = metadata
+    return params
+
+
+def tck(prefix: str) -> dict[str, Any]:
+    """A conformance message selected by its messageId prefix."""
+    return send_params("tck", messageId=f"{prefix}-{uuid.uuid4().hex[:8]}")
+
+
+def kind(result: dict[str, Any]) -> str:
+    [name] = result
+    return name
+
+
+def texts(message: dict[str, Any] | None) -> list[str]:
+    return [p["text"] for p in (message or {}).get("parts", []) if "text" in p]
+
+
+def summary(results: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """("task", state) / ("status", state) / ("artifact", *texts) / ("message", *texts)."""
+    out: list[tuple[str, ...]] = []
+    for result in results:
+        name = kind(result)
+        if name == "task":
+            out.append(("task", result["task"]["status"]["state"]))
+        elif name == "statusUpdate":
+            out.append(("status", result["statusUpdate"]["status"]["state"]))
+        elif name == "artifactUpdate":
+            out.append(("artifact", *texts(result["artifactUpdate"]["artifact"])))
+        else:
+            out.append(("message", *texts(result["message"])))
+    return out
+
+
+def without_repeats(items: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """Consecutive equal entries folded (one or more WORKING statuses read as one)."""
+    return [item for i, item in enumerate(items) if i == 0 or items[i - 1] != item]
+
+
+def log_bodies(task_id: str, after: int = 0) -> list[dict[str, Any]]:
+    return list(
+        TaskEvent.objects.filter(task_id=task_id, sequence__gt=after)
+        .order_by("sequence")
+        .values_list("body", flat=True)
+    )
+
+
+def assert_ids(results: list[dict[str, Any]], task_id: str, context_id: str) -> None:
+    for result in results:
+        name = kind(result)
+        if name in ("statusUpdate", "artifactUpdate"):
+            assert result[name]["taskId"] == task_id, result
+            assert result[name]["contextId"] == context_id, result
+
+
+def assert_error(response: Any, code: int) -> dict[str, Any]:
+    """An ordinary JSON-RPC error answer: HTTP 200, JSON, not a stream."""
+    assert not response.streaming
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    body = json.loads(response.content)
+    assert "result" not in body, body
+    assert body["error"]["code"] == code, body["error"]
+    return body
+
+
+def basic_auth(username: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{username}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+def submitted(rpc, text: str = "sleep 0", *, headers: dict[str, str] | None = None) -> JSON:
+    """A background task stored SUBMITTED (returnImmediately); nobody runs it yet."""
+    params = send_params(text, configuration={"returnImmediately": True})
+    task = rpc("SendMessage", params, headers=headers)["result"]["task"]
+    assert task["status"]["state"] == SUBMITTED
+    return task
+
+
+def state_of(task_id: str) -> str:
+    return Task.objects.get(pk=task_id).state
+
+
+def wait_for_state(task_id: str, states: set[str], timeout: float = 5.0) -> str | None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = Task.objects.filter(pk=task_id).values_list("state", flat=True).first()
+        if state in states:
+            return state
+        time.sleep(0.05)
+    return Task.objects.filter(pk=task_id).values_list("state", flat=True).first()
+
+
+# --- 1. framing -----------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestFraming:
+    @pytest.mark.parametrize("request_id", ["req-1", 7, 0])
+    def test_send_streaming_message_framing(self, aclient, request_id):
+        async def scenario():
+            response = await apost(
+                aclient, "SendStreamingMessage", tck("tck-stream-001"), request_id=request_id
+            )
+            stream = Stream(response)
+            await stream.rest()
+            return response, stream
+
+        response, stream = run(scenario())
+        assert response.status_code == 200
+        assert response["Content-Type"] == "text/event-stream"
+        assert response["Cache-Control"] == "no-cache"
+        assert response["X-Accel-Buffering"] == "no"
+        assert len(stream.data) >= 4
+        for frame in stream.data:
+            assert frame["jsonrpc"] == "2.0"
+            assert frame["id"] == request_id
+            assert type(frame["id"]) is type(request_id)
+            assert "error" not in frame
+            assert len(frame["result"]) == 1
+            assert set(frame["result"]) <= PAYLOADS
+        body = b"".join(stream.raw)
+        assert body.startswith(b"data: {")
+        assert body.endswith(b"}\n\n")
+        # No event:, id: or retry: fields; one line per event.
+        for event in body.split(b"\n\n")[:-1]:
+            assert event.startswith((b"data: ", b":")), event
+            assert b"\n" not in event
+
+    def test_a_direct_message_is_one_event(self, aclient):
+        stream = run(stream_all(aclient, "SendStreamingMessage", tck("tck-message-response")))
+        assert summary([result_of(f) for f in stream.data]) == [
+            ("message", "Direct message response")
+        ]
+        [frame] = stream.data
+        message = frame["result"]["message"]
+        assert message["role"] == "ROLE_AGENT"
+        assert "taskId" not in message
+        assert Task.objects.count() == 0
+        assert not notify.waiters.watched()
+
+
+# --- 2. the conformance streams ------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestConformanceStreams:
+    def stream(self, aclient, params: dict[str, Any]) -> list[dict[str, Any]]:
+        stream = run(stream_all(aclient, "SendStreamingMessage", params))
+        results = [result_of(f) for f in stream.data]
+        assert stream.keep_alives == 0
+        assert not notify.waiters.watched()
+        if results and kind(results[0]) == "task":
+            task = results[0]["task"]
+            assert_ids(results, task["id"], task["contextId"])
+        return results
+
+    def test_tck_stream_001(self, aclient):
+        results = self.stream(aclient, tck("tck-stream-001"))
+        first = results[0]["task"]
+        assert first["status"]["state"] == SUBMITTED
+        assert [m["role"] for m in first["history"]] == [USER]
+        assert without_repeats(summary(results)) == [
+            ("task", SUBMITTED),
+            ("status", WORKING),
+            ("artifact", "Streaming text content"),
+            ("status", COMPLETED),
+        ]
+        assert sum(1 for r in results if kind(r) == "artifactUpdate") == 1
+        assert state_of(first["id"]) == COMPLETED
+
+    def test_tck_stream_002_completes(self, aclient):
+        results = self.stream(aclient, tck("tck-stream-002"))
+        assert kind(results[0]) == "task"
+        assert summary(results)[-1] == ("status", COMPLETED)
+        assert texts(results[-1]["statusUpdate"]["status"].get("message")) == ["Done"]
+
+    def test_tck_stream_artifact_file(self, aclient):
+        results = self.stream(aclient, tck("tck-stream-artifact-file"))
+        [artifact] = [r["artifactUpdate"]["artifact"] for r in results if "artifactUpdate" in r]
+        [part] = artifact["parts"]
+        assert part["filename"] == "output.txt"
+        assert base64.b64decode(part["raw"]) == b"Generated file content"
+        assert part["mediaType"] == "text/plain"
+        assert summary(results)[-1] == ("status", COMPLETED)
+
+    def test_tck_stream_artifact_chunked(self, aclient):
+        results = self.stream(aclient, tck("tck-stream-artifact-chunked"))
+        first, second = [r["artifactUpdate"] for r in results if "artifactUpdate" in r]
+        assert first["artifact"]["artifactId"] == second["artifact"]["artifactId"]
+        assert texts(first["artifact"]) == ["chunk-1 "]
+        assert not first.get("append", False)
+        assert not first.get("lastChunk", False)
+        assert texts(second["artifact"]) == ["chunk-2"]
+        assert second["append"] is True
+        assert second["lastChunk"] is True
+        assert summary(results)[-1] == ("status", COMPLETED)
+
+    def test_tck_message_response(self, aclient):
+        results = self.stream(aclient, tck("tck-message-response"))
+        assert summary(results) == [("message", "Direct message response")]
+        assert Task.objects.count() == 0
+
+    def test_message_text_is_a_direct_reply(self, aclient):
+        results = self.stream(aclient, send_params("message hi"))
+        assert summary(results) == [("message", "echo: message hi")]
+        assert Task.objects.count() == 0
+
+    def test_echo(self, aclient):
+        results = self.stream(aclient, send_params("hello"))
+        assert without_repeats(summary(results)) == [
+            ("task", SUBMITTED),
+            ("status", WORKING),
+            ("artifact", "echo: hello"),
+            ("status", COMPLETED),
+        ]
+        assert results[2]["artifactUpdate"]["artifact"]["name"] == "echo"
+
+    def test_input_required_closes_the_stream(self, aclient):
+        results = self.stream(aclient, send_params("input x"))
+        assert summary(results)[0] == ("task", SUBMITTED)
+        assert summary(results)[-1] == ("status", INPUT_REQUIRED)
+        message = results[-1]["statusUpdate"]["status"]["message"]
+        assert texts(message) == ["More input needed: input x"]
+        assert state_of(results[0]["task"]["id"]) == INPUT_REQUIRED
+
+    def test_fail(self, aclient):
+        results = self.stream(aclient, send_params("fail"))
+        assert summary(results)[0] == ("task", SUBMITTED)
+        assert summary(results)[-1] == ("status", FAILED)
+        assert texts(results[-1]["statusUpdate"]["status"]["message"]) == ["Failed as requested."]
+
+
+# --- 3. stream order is the log order -----------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestOrder:
+    @pytest.mark.parametrize(
+        "prefix", ["tck-stream-001", "tck-stream-artifact-chunked", "tck-stream-ordering-001"]
+    )
+    def test_inline_stream_is_the_log_after_the_snapshot(self, aclient, prefix):
+        stream = run(stream_all(aclient, "SendStreamingMessage", tck(prefix)))
+        snapshot, *updates = [result_of(f) for f in stream.data]
+        task_id = snapshot["task"]["id"]
+        log = log_bodies(task_id)
+        assert log[0]["statusUpdate"]["status"]["state"] == SUBMITTED
+        assert updates == log[1:]
+
+    def test_background_stream_is_the_log_after_the_snapshot(self, aclient, later):
+        async def scenario():
+            stream = await open_stream(aclient, "SendStreamingMessage", send_params("sleep 0"))
+            snapshot = await stream.event()
+            worker = later(runner.execute, snapshot["task"]["id"], delay=0.1)
+            return snapshot, await stream.rest(), worker
+
+        snapshot, updates, worker = run(scenario())
+        assert worker.outcome() == COMPLETED
+        assert updates == log_bodies(snapshot["task"]["id"], after=1)
+
+
+# --- 4. a follow-up as a stream -----------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+def test_follow_up_stream_after_input_required(rpc, aclient):
+    task = rpc("SendMessage", send_params("input x"))["result"]["task"]
+    assert task["status"]["state"] == INPUT_REQUIRED
+    params = send_params("done", taskId=task["id"])
+    stream = run(stream_all(aclient, "SendStreamingMessage", params))
+    results = [result_of(f) for f in stream.data]
+    snapshot = results[0]["task"]
+    assert snapshot["id"] == task["id"]
+    assert snapshot["contextId"] == task["contextId"]
+    assert snapshot["status"]["state"] == SUBMITTED
+    user_texts = [texts(m) for m in snapshot["history"] if m["role"] == USER]
+    assert user_texts == [["input x"], ["done"]]
+    assert without_repeats(summary(results)) == [
+        ("task", SUBMITTED),
+        ("status", WORKING),
+        ("artifact", "echo: done"),
+        ("status", COMPLETED),
+    ]
+    assert_ids(results, task["id"], task["contextId"])
+    # The updates are the log's last events; the one before them is the SUBMITTED snapshot.
+    log = log_bodies(task["id"])
+    updates = results[1:]
+    assert log[-len(updates) :] == updates
+    assert log[-len(updates) - 1]["statusUpdate"]["status"]["state"] == SUBMITTED
+    got = rpc("GetTask", {"id": task["id"]})["result"]
+    assert got["status"]["state"] == COMPLETED
+
+
+@pytest.mark.usefixtures("conformance_mode")
+def test_follow_up_stream_honours_history_length(rpc, aclient):
+    task = rpc("SendMessage", send_params("input x"))["result"]["task"]
+    params = send_params("done", taskId=task["id"], configuration={"historyLength": 1})
+    stream = run(stream_all(aclient, "SendStreamingMessage", params))
+    snapshot = result_of(stream.data[0])["task"]
+    assert [texts(m) for m in snapshot["history"]] == [["done"]]
+    assert summary([result_of(f) for f in stream.data])[-1] == ("status", COMPLETED)
+
+
+# --- 5. a background skill, streamed ---------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+def test_background_skill_stream(aclient, later, enqueued):
+    async def scenario():
+        started = time.monotonic()
+        stream = await open_stream(aclient, "SendStreamingMessage", send_params("sleep 0"))
+        first = await stream.event()
+        worker = later(runner.execute, first["task"]["id"], delay=0.2)
+        rest = await stream.rest()
+        return first, rest, worker, time.monotonic() - started, stream
+
+    first, rest, worker, elapsed, stream = run(scenario())
+    task_id = first["task"]["id"]
+    assert first["task"]["status"]["state"] == SUBMITTED
+    assert enqueued == [task_id]
+    assert worker.outcome() == COMPLETED
+    assert summary(rest) == [
+        ("status", WORKING),
+        ("artifact", "echo: sleep 0"),
+        ("status", COMPLETED),
+    ]
+    assert_ids(rest, task_id, first["task"]["contextId"])
+    assert stream.ended
+    assert elapsed < 5
+    assert not notify.waiters.watched()
+
+
+# --- 6. SubscribeToTask --------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestSubscribe:
+    def test_subscribe_to_a_submitted_background_task(self, rpc, aclient, later):
+        task = submitted(rpc)
+
+        async def scenario():
+            stream = await open_stream(aclient, "SubscribeToTask", {"id": task["id"]})
+            snapshot = await stream.event()
+            worker = later(runner.execute, task["id"], delay=0.2)
+            return snapshot, await stream.rest(), worker
+
+        snapshot, rest, worker = run(scenario())
+        assert snapshot["task"]["id"] == task["id"]
+        assert snapshot["task"]["status"]["state"] == SUBMITTED
+        assert [texts(m) for m in snapshot["task"]["history"]] == [["sleep 0"]]
+        assert worker.outcome() == COMPLETED
+        assert summary(rest) == [
+            ("status", WORKING),
+            ("artifact", "echo: sleep 0"),
+            ("status", COMPLETED),
+        ]
+        assert rest == log_bodies(task["id"], after=1)
+        assert not notify.waiters.watched()
+
+    def test_two_subscribers_see_the_same_events(self, rpc, later):
+        task = submitted(rpc)
+
+        async def scenario():
+            first = await open_stream(AsyncClient(), "SubscribeToTask", {"id": task["id"]})
+            second = await open_stream(AsyncClient(), "SubscribeToTask", {"id": task["id"]})
+            worker = later(runner.execute, task["id"], delay=0.2)
+            a, b = await asyncio.gather(first.rest(), second.rest())
+            return a, b, worker
+
+        a, b, worker = run(scenario())
+        assert worker.outcome() == COMPLETED
+        assert a == b
+        assert summary(a) == [
+            ("task", SUBMITTED),
+            ("status", WORKING),
+            ("artifact", "echo: sleep 0"),
+            ("status", COMPLETED),
+        ]
+        assert not notify.waiters.watched()
+
+    def test_subscribe_to_input_required_gives_the_snapshot_and_closes(self, rpc, aclient):
+        task = rpc("SendMessage", send_params("input x"))["result"]["task"]
+        stream = run(stream_all(aclient, "SubscribeToTask", {"id": task["id"]}))
+        [only] = [result_of(f) for f in stream.data]
+        assert only["task"]["id"] == task["id"]
+        assert only["task"]["status"]["state"] == INPUT_REQUIRED
+        assert not notify.waiters.watched()
+
+    def test_cancel_ends_a_subscription(self, rpc, aclient):
+        task = submitted(rpc)
+
+        async def scenario():
+            stream = await open_stream(aclient, "SubscribeToTask", {"id": task["id"]})
+            await stream.event()
+            canceled = await apost(AsyncClient(), "CancelTask", {"id": task["id"]})
+            return stream, json.loads(canceled.content), await stream.rest()
+
+        stream, canceled, rest = run(scenario())
+        assert canceled["result"]["status"]["state"] == CANCELED
+        assert summary(rest) == [("status", CANCELED)]
+        assert runner.execute(task["id"]) == "skipped"
+
+    def test_terminal_task_is_not_a_stream(self, rpc, aclient):
+        task = rpc("SendMessage", send_params("hello"))["result"]["task"]
+        assert task["status"]["state"] == COMPLETED
+        response = run(apost(aclient, "SubscribeToTask", {"id": task["id"]}))
+        body = assert_error(response, -32004)
+        assert body["id"] == 1
+
+    def test_unknown_task(self, aclient):
+        response = run(apost(aclient, "SubscribeToTask", {"id": str(uuid.uuid4())}))
+        assert_error(response, -32001)
+
+    def test_malformed_id_is_not_found(self, aclient):
+        response = run(apost(aclient, "SubscribeToTask", {"id": "not-a-uuid"}))
+        assert_error(response, -32001)
+
+    def test_missing_id(self, aclient):
+        response = run(apost(aclient, "SubscribeToTask", {}))
+        assert_error(response, -32602)
+
+    def test_another_callers_task_is_not_found(self, rpc, aclient, django_user_model):
+        django_user_model.objects.create_user("alice", password="secret-pw")
+        alice = basic_auth("alice", "secret-pw")
+        task = submitted(rpc, headers=alice)
+        assert Task.objects.get(pk=task["id"]).owner.startswith("user:")
+
+        async def scenario():
+            anonymous = await apost(aclient, "SubscribeToTask", {"id": task["id"]})
+            own = await open_stream(
+                AsyncClient(), "SubscribeToTask", {"id": task["id"]}, headers=alice
+            )
+            return anonymous, await own.event()
+
+        anonymous, snapshot = run(scenario())
+        assert_error(anonymous, -32001)
+        assert snapshot["task"]["id"] == task["id"]
+
+
+# --- 7. disconnect and reconnect -----------------------------------------------------------
+
+
+class TestReconnect:
+    @pytest.mark.usefixtures("conformance_mode")
+    def test_a_disconnect_does_not_cancel_the_task(self, rpc, aclient):
+        task = submitted(rpc)
+
+        async def scenario():
+            stream = await open_stream(aclient, "SubscribeToTask", {"id": task["id"]})
+            snapshot = await stream.event()
+            reader = asyncio.ensure_future(stream.event())
+            await asyncio.sleep(0.2)  # the stream waits for news
+            watched_while_open = task["id"] in notify.waiters.watched()
+            reader.cancel()  # what the server does when the client goes away
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            return snapshot, watched_while_open, notify.waiters.watched()
+
+        snapshot, watched_while_open, watched_after = run(scenario())
+        assert snapshot["task"]["status"]["state"] == SUBMITTED
+        assert watched_while_open
+        assert task["id"] not in watched_after
+        assert state_of(task["id"]) == SUBMITTED
+        assert runner.execute(task["id"]) == COMPLETED
+        got = rpc("GetTask", {"id": task["id"]})["result"]
+        assert got["status"]["state"] == COMPLETED
+
+    def test_resubscribe_to_a_working_task(self, rpc, aclient, working, later):
+        async def scenario():
+            stream = await open_stream(aclient, "SubscribeToTask", {"id": working})
+            first = await stream.event()
+            reader = asyncio.ensure_future(stream.event())
+            await asyncio.sleep(0.1)
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+            again = await open_stream(AsyncClient(), "SubscribeToTask", {"id": working})
+            second = await again.event()
+            finisher = later(api.complete_task, working, delay=0.2, text="approved")
+            return first, second, await again.rest(), finisher
+
+        first, second, rest, finisher = run(scenario())
+        finisher.outcome()
+        for snapshot in (first, second):
+            assert snapshot["task"]["id"] == working
+            assert snapshot["task"]["status"]["state"] == WORKING
+            assert texts(snapshot["task"]["status"]["message"]) == ["waiting for staff"]
+        assert summary(rest) == [("artifact", "approved"), ("status", COMPLETED)]
+        assert state_of(working) == COMPLETED
+        assert not notify.waiters.watched()
+
+    @pytest.mark.parametrize("reports_progress", [True, False], ids=["progress", "result"])
+    def test_a_disconnect_before_the_first_event_of_an_inline_send(
+        self, aclient, install, reports_progress
+    ):
+        gate = threading.Event()
+
+        def handler(ctx):
+            assert gate.wait(5)
+            if reports_progress:
+                ctx.progress("started")
+            return ctx.complete("finished", name="result")
+
+        install(handler, key="slow")
+        params = send_params("go", messageId=f"m-{uuid.uuid4()}", metadata={"skillId": "slow"})
+
+        async def scenario():
+            stream = await open_stream(aclient, "SendStreamingMessage", params)
+            reader = asyncio.ensure_future(stream.event())
+            await asyncio.sleep(0.1)  # waiting for the skill's first sign of life
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+
+        try:
+            run(scenario())
+        finally:
+            gate.set()
+        deadline = time.monotonic() + 5
+        while not Task.objects.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        task = Task.objects.get()
+        assert wait_for_state(str(task.pk), {COMPLETED, FAILED, CANCELED}, 2) == COMPLETED
+
+
+# --- 8. keep-alives ---------------------------------------------------------------------------
+
+
+def test_keep_alive_comments_while_idle(settings, aclient, working, later):
+    settings.A2A_APP = {**settings.A2A_APP, "STREAM_KEEPALIVE_SECONDS": 0.2}
+    notify.reset()
+
+    async def scenario():
+        stream = await open_stream(aclient, "SubscribeToTask", {"id": working})
+        snapshot = await stream.frame()
+        idle = await stream.frame(timeout=2)
+        finisher = later(api.complete_task, working, delay=0.1, text="done")
+        rest = await stream.rest()
+        return stream, snapshot, idle, rest, finisher
+
+    stream, snapshot, idle, rest, finisher = run(scenario())
+    finisher.outcome()
+    assert result_of(snapshot)["task"]["status"]["state"] == WORKING
+    assert idle == KEEP_ALIVE
+    assert stream.keep_alives >= 1
+    assert summary(rest) == [("artifact", "done"), ("status", COMPLETED)]
+    assert stream.frames[-1] != KEEP_ALIVE
+    assert stream.ended
+
+
+# --- 9. under WSGI ------------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestWsgi:
+    def test_streaming_methods_are_unsupported(self, rpc):
+        body = rpc("SendStreamingMessage", send_params("hello"))
+        assert body["error"]["code"] == -32004
+        assert Task.objects.count() == 0
+        task = submitted(rpc)
+        body = rpc("SubscribeToTask", {"id": task["id"]})
+        assert body["error"]["code"] == -32004
+
+    def test_card_says_streaming_only_under_asgi(self, aclient):
+        wsgi = Client().get("/.well-known/agent-card.json")
+        assert wsgi.status_code == 200
+        assert json.loads(wsgi.content)["capabilities"]["streaming"] is False
+        asgi = run(aclient.get("/.well-known/agent-card.json"))
+        assert asgi.status_code == 200
+        assert json.loads(asgi.content)["capabilities"]["streaming"] is True
+        # Each cached under its own key: the WSGI card is unchanged.
+        again = Client().get("/.well-known/agent-card.json")
+        assert json.loads(again.content)["capabilities"]["streaming"] is False
+        assert again["ETag"] == wsgi["ETag"] != asgi["ETag"]
+
+
+# --- 10. errors before the first event ---------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestErrorsBeforeTheStream:
+    def test_missing_message(self, aclient):
+        response = run(apost(aclient, "SendStreamingMessage", {}, request_id="e-1"))
+        body = assert_error(response, -32602)
+        assert body["id"] == "e-1"
+        assert Task.objects.count() == 0
+
+    def test_follow_up_to_a_terminal_task(self, rpc, aclient):
+        task = rpc("SendMessage", send_params("hello"))["result"]["task"]
+        events_before = TaskEvent.objects.filter(task_id=task["id"]).count()
+        params = send_params("more", taskId=task["id"])
+        assert_error(run(apost(aclient, "SendStreamingMessage", params)), -32004)
+        assert TaskEvent.objects.filter(task_id=task["id"]).count() == events_before
+
+    def test_unknown_task_id(self, aclient):
+        params = send_params("more", taskId=str(uuid.uuid4()))
+        assert_error(run(apost(aclient, "SendStreamingMessage", params)), -32001)
+        assert Task.objects.count() == 0
+
+    def test_private_push_url(self, aclient):
+        params = send_params(
+            "hello", configuration={"taskPushNotificationConfig": {"url": "https://10.0.0.1/h"}}
+        )
+        assert_error(run(apost(aclient, "SendStreamingMessage", params)), -32602)
+        assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize("method", ["SendStreamingMessage", "SubscribeToTask"])
+    def test_unsupported_version(self, aclient, method):
+        params = send_params("hello") if method == "SendStreamingMessage" else {"id": "x"}
+        response = run(apost(aclient, method, params, headers={"A2A-Version": "0.3"}))
+        assert_error(response, -32009)
+        assert Task.objects.count() == 0
+
+
+# --- 11. the notifier --------------------------------------------------------------------------
+
+
+def test_database_notifier_alone_wakes_a_stream(monkeypatch, aclient, working, later):
+    """With in-process wake-ups off, only the poller (Task.event_count) can wake the stream."""
+    monkeypatch.setattr(notify, "publish", lambda task_id: None)
+
+    async def scenario():
+        stream = await open_stream(aclient, "SubscribeToTask", {"id": working})
+        await stream.event()
+        started = time.monotonic()
+        finisher = later(api.complete_task, working, delay=0.1, text="polled")
+        rest = await stream.rest()
+        return stream, rest, time.monotonic() - started, finisher
+
+    stream, rest, elapsed, finisher = run(scenario())
+    finisher.outcome()
+    assert isinstance(notify.get_notifier(), notify.DatabaseNotifier)
+    assert summary(rest) == [("artifact", "polled"), ("status", COMPLETED)]
+    assert stream.keep_alives == 0  # woken by the poller, not by a keep-alive re-read
+    assert elapsed < 2
+    assert not notify.waiters.watched()
+
+
+def redis_reachable() -> bool:
+    try:
+        import redis
+    except ImportError:
+        return False
+    try:
+        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=0.5).ping())
+    except Exception:
+        return False
+
+
+def test_redis_notifier_wakes_a_stream_for_another_process(
+    monkeypatch, settings, aclient, working, later
+):
+    """A publish on Redis alone (as from a worker process) wakes the stream."""
+    monkeypatch.setattr(socket, "getaddrinfo", REAL_GETADDRINFO)
+    if not redis_reachable():
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    import redis
+
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": REDIS_URL}
+    notify.reset()
+    monkeypatch.setattr(notify, "publish", lambda task_id: None)  # no in-process wake-up
+    woken = threading.Event()
+
+    def elsewhere() -> None:
+        api.complete_task(working, text="via redis")
+        client = redis.Redis.from_url(REDIS_URL)
+        # Until the stream has its subscription and reads the news.
+        for _ in range(50):
+            client.publish(notify.CHANNEL_PREFIX + working, b"1")
+            if woken.wait(0.1):
+                break
+        client.close()
+
+    async def scenario():
+        stream = await open_stream(aclient, "SubscribeToTask", {"id": working})
+        await stream.event()
+        started = time.monotonic()
+        writer = later(elsewhere, delay=0.1)
+        try:
+            rest = await stream.rest()
+        finally:
+            woken.set()
+        return stream, rest, time.monotonic() - started, writer
+
+    stream, rest, elapsed, writer = run(scenario())
+    writer.outcome()
+    assert isinstance(notify.get_notifier(), notify.RedisNotifier)
+    assert summary(rest) == [("artifact", "via redis"), ("status", COMPLETED)]
+    assert stream.keep_alives == 0
+    assert elapsed < 4
+    assert not notify.waiters.watched()
+
+
+def test_an_unreachable_redis_still_wakes_streams_of_this_process(
+    monkeypatch, settings, aclient, working, later, caplog
+):
+    monkeypatch.setattr(socket, "getaddrinfo", REAL_GETADDRINFO)
+    pytest.importorskip("redis")
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": "redis://127.0.0.1:1/0"}
+    notify.reset()
+
+    async def scenario():
+        stream = await open_stream(aclient, "SubscribeToTask", {"id": working})
+        await stream.event()
+        finisher = later(api.complete_task, working, delay=0.1, text="local")
+        return stream, await stream.rest(), finisher
+
+    stream, rest, finisher = run(scenario())
+    finisher.outcome()  # the write did not fail
+    assert summary(rest) == [("artifact", "local"), ("status", COMPLETED)]
+    assert stream.keep_alives == 0
+    assert state_of(working) == COMPLETED
+
+
+@pytest.mark.usefixtures("conformance_mode")
+def test_no_waiters_are_left_after_many_streams(rpc, later):
+    tasks = [submitted(rpc)["id"] for _ in range(3)]
+
+    async def scenario():
+        streams = [
+            await open_stream(AsyncClient(), "SubscribeToTask", {"id": task_id})
+            for task_id in tasks
+            for _ in range(2)
+        ]
+        for stream in streams:
+            await stream.event()
+        workers = [later(runner.execute, task_id, delay=0.1) for task_id in tasks]
+        await asyncio.gather(*(stream.rest() for stream in streams))
+        return workers, notify.waiters.watched()
+
+    workers, watched = run(scenario())
+    assert [w.outcome() for w in workers] == [COMPLETED] * 3
+    assert watched == []
+
+
+# --- 12. push notifications and a stream ------------------------------------------------------
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestPushAndStream:
+    def test_inline_stream_with_a_webhook(self, aclient, scheduled):
+        params = tck("tck-stream-001")
+        params["configuration"] = {"taskPushNotificationConfig": {"url": HOOK, "token": "tok"}}
+        stream = run(stream_all(aclient, "SendStreamingMessage", params))
+        results = [result_of(f) for f in stream.data]
+        task_id = results[0]["task"]["id"]
+        assert summary(results)[-1] == ("status", COMPLETED)
+        events = list(TaskEvent.objects.filter(task_id=task_id).order_by("sequence"))
+        deliveries = Delivery.objects.filter(task_id=task_id)
+        assert sorted(d.event_id for d in deliveries) == [e.pk for e in events]
+        assert {d.url for d in deliveries} == {HOOK}
+        assert {d.status for d in deliveries} == {Delivery.Status.PENDING}
+        assert scheduled  # handed to a worker, which does not run here
+
+    def test_background_stream_with_a_webhook(self, aclient, later):
+        params = send_params("sleep 0", configuration={"taskPushNotificationConfig": {"url": HOOK}})
+
+        async def scenario():
+            stream = await open_stream(aclient, "SendStreamingMessage", params)
+            first = await stream.event()
+            worker = later(runner.execute, first["task"]["id"], delay=0.1)
+            return first, await stream.rest(), worker
+
+        first, rest, worker = run(scenario())
+        assert worker.outcome() == COMPLETED
+        task_id = first["task"]["id"]
+        assert summary(rest)[-1] == ("status", COMPLETED)
+        events = TaskEvent.objects.filter(task_id=task_id).count()
+        assert events == 4
+        assert Delivery.objects.filter(task_id=task_id).count() == events
+
+
+# --- other paths --------------------------------------------------------------------------------
+
+
+def test_no_skill_streams_one_message(aclient):
+    """No skill to route to: one {"message"} event listing the (no) skills, no task."""
+    stream = run(stream_all(aclient, "SendStreamingMessage", send_params("hello")))
+    [only] = [result_of(f) for f in stream.data]
+    assert kind(only) == "message"
+    assert only["message"]["parts"][1]["data"] == {"skills": []}
+    assert Task.objects.count() == 0
+
+
+def test_an_inline_skill_that_raises_fails_the_task(aclient, install):
+    def explode(ctx):
+        raise RuntimeError("secret detail")
+
+    install(explode, key="boom")
+    params = send_params("go", metadata={"skillId": "boom"})
+    stream = run(stream_all(aclient, "SendStreamingMessage", params))
+    results = [result_of(f) for f in stream.data]
+    assert summary(results)[0] == ("task", SUBMITTED)
+    assert summary(results)[-1] == ("status", FAILED)
+    assert texts(results[-1]["statusUpdate"]["status"]["message"]) == [SAFE_FAILURE_TEXT]
+    assert "secret detail" not in json.dumps(results)
