@@ -45,12 +45,18 @@ def base_url(request: HttpRequest) -> str:
 
 
 def interfaces(root: str) -> list[dict[str, str]]:
+    """JSON-RPC first (the preferred binding), then HTTP+JSON."""
     return [
         {
             "url": root + reverse("a2a_app:jsonrpc"),
             "protocolBinding": "JSONRPC",
             "protocolVersion": V1_0,
-        }
+        },
+        {
+            "url": root + reverse("a2a_app:rest"),
+            "protocolBinding": "HTTP+JSON",
+            "protocolVersion": V1_0,
+        },
     ]
 
 

@@ -357,3 +357,15 @@ async def jsonrpc_frames(start: StreamStart, request_id: Any) -> AsyncIterator[b
 
 def _frame(payload: JSON) -> bytes:
     return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
+
+
+async def rest_frames(start: StreamStart) -> AsyncIterator[bytes]:
+    """SSE frames whose data is a bare StreamResponse (the HTTP+JSON binding)."""
+    try:
+        async for item in events(start):
+            yield _frame(item) if item else b": keep-alive\n\n"
+    except A2AError as error:
+        yield _frame(error.to_rest())
+    except Exception:
+        logger.exception("stream of task %s failed", start.task_id)
+        yield _frame(InternalError("The stream failed; the task goes on").to_rest())

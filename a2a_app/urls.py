@@ -1,13 +1,13 @@
 """URLs of a2a_app: ``path("", include("a2a_app.urls"))`` at the site root.
 
 The agent card must live at the host root (``/.well-known/agent-card.json``); sites that
-mount the endpoints elsewhere can include ``card_urlpatterns`` and ``jsonrpc_urlpatterns``
-separately.
+mount the endpoints elsewhere can include ``card_urlpatterns``, ``jsonrpc_urlpatterns``
+and ``rest_urlpatterns`` separately (keep the ``a2a_app`` namespace).
 """
 
 from django.urls import path, re_path
 
-from . import views
+from . import openapi, rest, views
 
 app_name = "a2a_app"
 
@@ -19,4 +19,31 @@ jsonrpc_urlpatterns = [
     re_path(r"^a2a/jsonrpc/?$", views.jsonrpc, name="jsonrpc"),
 ]
 
-urlpatterns = card_urlpatterns + jsonrpc_urlpatterns
+TASK = r"(?P<id>[^/:]+)"
+TASK_ID = r"(?P<task_id>[^/:]+)"
+CONFIG = r"(?P<id>[^/]+)"
+
+rest_urlpatterns = [
+    path("a2a/rest", rest.not_found, name="rest"),
+    path("a2a/rest/openapi.json", openapi.openapi_view, name="rest-openapi"),
+    re_path(r"^a2a/rest/message:send$", rest.send_message, name="rest-send"),
+    re_path(r"^a2a/rest/message:stream$", rest.send_streaming_message, name="rest-stream"),
+    re_path(r"^a2a/rest/tasks$", rest.list_tasks, name="rest-tasks"),
+    re_path(rf"^a2a/rest/tasks/{TASK}:cancel$", rest.cancel_task, name="rest-cancel"),
+    re_path(rf"^a2a/rest/tasks/{TASK}:subscribe$", rest.subscribe_to_task, name="rest-subscribe"),
+    re_path(rf"^a2a/rest/tasks/{TASK}$", rest.get_task, name="rest-task"),
+    re_path(
+        rf"^a2a/rest/tasks/{TASK_ID}/pushNotificationConfigs$",
+        rest.push_configs,
+        name="rest-push-configs",
+    ),
+    re_path(
+        rf"^a2a/rest/tasks/{TASK_ID}/pushNotificationConfigs/{CONFIG}$",
+        rest.push_config,
+        name="rest-push-config",
+    ),
+    re_path(r"^a2a/rest/extendedAgentCard$", rest.extended_agent_card, name="rest-extended-card"),
+    re_path(r"^a2a/rest/.*$", rest.not_found),
+]
+
+urlpatterns = card_urlpatterns + jsonrpc_urlpatterns + rest_urlpatterns

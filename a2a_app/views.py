@@ -13,7 +13,6 @@ import json
 import logging
 from typing import Any
 
-from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_vary_headers
 from django.utils.http import http_date, parse_http_date_safe
@@ -26,19 +25,15 @@ from .jsonrpc import V1_METHODS
 from .protocol import jsonrpc as envelope
 from .protocol.errors import (
     A2AError,
-    ContentTypeNotSupportedError,
-    ExtensionSupportRequiredError,
     InternalError,
     InvalidRequestError,
     MethodNotFoundError,
-    RequestTooLargeError,
     UnsupportedOperationError,
 )
 from .protocol.versions import negotiate
+from .transport import activate_extensions, check_media_type, read_body
 
 logger = logging.getLogger("a2a_app")
-
-JSON_MEDIA_TYPES = ("application/json", "application/a2a+json")
 
 
 def _json_response(payload: Any, status: int = 200) -> HttpResponse:
@@ -55,55 +50,6 @@ def _error_response(request_id: Any, error: A2AError) -> HttpResponse:
     return response
 
 
-def _read_body(request: HttpRequest) -> bytes:
-    limit = a2a_settings.MAX_REQUEST_BYTES
-    too_large = RequestTooLargeError(
-        f"Request body exceeds the limit of {limit} bytes",
-        metadata={"maxBytes": limit},
-    )
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        declared = 0
-    if declared > limit:
-        raise too_large
-    try:
-        body = request.body
-    except RequestDataTooBig:
-        raise too_large from None
-    if len(body) > limit:
-        raise too_large
-    return body
-
-
-def _check_media_type(request: HttpRequest) -> None:
-    media_type = (request.content_type or "").lower()
-    if media_type not in JSON_MEDIA_TYPES:
-        shown = request.META.get("CONTENT_TYPE") or "none"
-        raise ContentTypeNotSupportedError(
-            f"Content-Type must be application/json (got {shown})",
-            metadata={"contentType": shown},
-        )
-
-
-def _requested_extensions(request: HttpRequest) -> set[str]:
-    header = request.headers.get("A2A-Extensions", "")
-    return {uri.strip() for uri in header.split(",") if uri.strip()}
-
-
-def _activate_extensions(request: HttpRequest) -> list[str]:
-    requested = _requested_extensions(request)
-    declared = a2a_settings.EXTENSIONS
-    for extension in declared:
-        if extension.get("required") and extension.get("uri") not in requested:
-            raise ExtensionSupportRequiredError(
-                f"This agent requires extension {extension.get('uri')}; "
-                "send it in the A2A-Extensions header",
-                metadata={"extension": extension.get("uri", "")},
-            )
-    return [e["uri"] for e in declared if e.get("uri") in requested]
-
-
 @csrf_exempt
 def jsonrpc(request: HttpRequest) -> HttpResponse:
     if request.method != "POST":
@@ -114,8 +60,8 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
         return response
     request_id = None
     try:
-        body = _read_body(request)
-        _check_media_type(request)
+        body = read_body(request)
+        check_media_type(request)
         call = envelope.parse_request(body)
         request_id = call.id
         method = V1_METHODS.get(call.method)
@@ -125,7 +71,7 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
             )
         version_header = request.headers.get("A2A-Version") or request.GET.get("A2A-Version")
         negotiate(version_header, method_is_v1=True)
-        activated = _activate_extensions(request)
+        activated = activate_extensions(request)
         if method.streaming and not served_by_asgi(request):
             raise UnsupportedOperationError(
                 "Streaming needs the site to be served by an ASGI server "

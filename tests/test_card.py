@@ -127,28 +127,33 @@ class TestCardContent:
             assert legacy not in data
 
     def test_interface(self, client):
-        [interface] = card_json(client)["supportedInterfaces"]
+        interface, rest = card_json(client)["supportedInterfaces"]
         assert interface == {
             "url": "http://testserver/a2a/jsonrpc",
             "protocolBinding": "JSONRPC",
             "protocolVersion": "1.0",
         }
+        assert rest == {
+            "url": "http://testserver/a2a/rest",
+            "protocolBinding": "HTTP+JSON",
+            "protocolVersion": "1.0",
+        }
 
     def test_interface_follows_the_host(self, client):
         response = client.get(CARD_URL, HTTP_HOST="localhost")
-        [interface] = json.loads(response.content)["supportedInterfaces"]
+        interface, _ = json.loads(response.content)["supportedInterfaces"]
         assert interface["url"] == "http://localhost/a2a/jsonrpc"
         assert "Host" in response["Vary"]
 
     def test_interface_is_https_behind_https(self, client):
         response = client.get(CARD_URL, secure=True)
-        [interface] = json.loads(response.content)["supportedInterfaces"]
+        interface, _ = json.loads(response.content)["supportedInterfaces"]
         assert interface["url"] == "https://testserver/a2a/jsonrpc"
 
     def test_public_url_setting(self, client):
         with with_a2a_settings(PUBLIC_URL="https://agent.example.com/"):
             response = get_card(client)
-        [interface] = json.loads(response.content)["supportedInterfaces"]
+        interface, _ = json.loads(response.content)["supportedInterfaces"]
         assert interface["url"] == "https://agent.example.com/a2a/jsonrpc"
         assert "Host" not in response.get("Vary", "")
 

@@ -1,0 +1,64 @@
+"""HTTP plumbing shared by the JSON-RPC and REST bindings: body size, media type, extensions."""
+
+from __future__ import annotations
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest
+
+from .conf import a2a_settings
+from .protocol.errors import (
+    ContentTypeNotSupportedError,
+    ExtensionSupportRequiredError,
+    RequestTooLargeError,
+)
+
+JSON_MEDIA_TYPES = ("application/json", "application/a2a+json")
+
+
+def read_body(request: HttpRequest) -> bytes:
+    limit = a2a_settings.MAX_REQUEST_BYTES
+    too_large = RequestTooLargeError(
+        f"Request body exceeds the limit of {limit} bytes",
+        metadata={"maxBytes": limit},
+    )
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        raise too_large
+    try:
+        body = request.body
+    except RequestDataTooBig:
+        raise too_large from None
+    if len(body) > limit:
+        raise too_large
+    return body
+
+
+def check_media_type(request: HttpRequest) -> None:
+    media_type = (request.content_type or "").lower()
+    if media_type not in JSON_MEDIA_TYPES:
+        shown = request.META.get("CONTENT_TYPE") or "none"
+        raise ContentTypeNotSupportedError(
+            f"Content-Type must be application/json (got {shown})",
+            metadata={"contentType": shown},
+        )
+
+
+def requested_extensions(request: HttpRequest) -> set[str]:
+    header = request.headers.get("A2A-Extensions", "")
+    return {uri.strip() for uri in header.split(",") if uri.strip()}
+
+
+def activate_extensions(request: HttpRequest) -> list[str]:
+    requested = requested_extensions(request)
+    declared = a2a_settings.EXTENSIONS
+    for extension in declared:
+        if extension.get("required") and extension.get("uri") not in requested:
+            raise ExtensionSupportRequiredError(
+                f"This agent requires extension {extension.get('uri')}; "
+                "send it in the A2A-Extensions header",
+                metadata={"extension": extension.get("uri", "")},
+            )
+    return [e["uri"] for e in declared if e.get("uri") in requested]
