@@ -93,7 +93,7 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
     return {"task": store.read_task(task, configuration.history_length)}
 
 
-def _push_config(request: SendMessageRequest, version: str) -> Any:
+def push_config_for(request: SendMessageRequest, version: str) -> Any:
     requested = request.configuration.push_notification_config
     if requested is None:
         return None
@@ -107,9 +107,9 @@ def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _S
     available = [s for s in get_catalogue().enabled if s.allows(caller)]
     skill = a2a_settings.ROUTER(message, request.metadata, available)
     if skill is None:
-        return _Sent({"message": _skill_listing(available, context_id).to_wire()})
-    _check_content_types(message, configuration.accepted_output_modes, skill)
-    push_config = _push_config(request, version)
+        return _Sent({"message": skill_listing(available, context_id).to_wire()})
+    check_content_types(message, configuration.accepted_output_modes, skill)
+    push_config = push_config_for(request, version)
 
     task_id = str(uuid.uuid4())
     message.task_id, message.context_id = task_id, context_id
@@ -198,8 +198,8 @@ def _continue_task(request: SendMessageRequest, caller: Caller, version: str) ->
     configuration = request.configuration
     task = store.get_task(message.task_id, caller, for_update=True)
     skill = check_follow_up(task, message, caller)
-    _check_content_types(message, configuration.accepted_output_modes, skill)
-    push_config = _push_config(request, version)
+    check_content_types(message, configuration.accepted_output_modes, skill)
+    push_config = push_config_for(request, version)
     message.context_id = task.context_id
     task_id = str(task.pk)
 
@@ -235,7 +235,7 @@ def _continue_task(request: SendMessageRequest, caller: Caller, version: str) ->
     return _Sent({"task": store.task_to_wire(task, history, update.artifact_list())})
 
 
-def _skill_listing(skills: list[SkillInfo], context_id: str) -> Message:
+def skill_listing(skills: list[SkillInfo], context_id: str) -> Message:
     if skills:
         lines = [f"- {s.name} ({s.id}): {s.description}" for s in skills]
         text = (
@@ -257,7 +257,7 @@ def _mode_matches(offered: str, accepted: str) -> bool:
     return accepted.endswith("/*") and offered.startswith(accepted[:-1])
 
 
-def _check_content_types(message: Message, accepted_output: list[str], skill: SkillInfo) -> None:
+def check_content_types(message: Message, accepted_output: list[str], skill: SkillInfo) -> None:
     inputs = skill.input_modes or tuple(a2a_settings.DEFAULT_INPUT_MODES)
     for index, part in enumerate(message.parts):
         if part.media_type and not any(_mode_matches(part.media_type, m) for m in inputs):

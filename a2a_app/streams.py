@@ -94,10 +94,10 @@ def start_send(request: SendMessageRequest, caller: Caller, version: str = V1_0)
         if message.task_id:
             task = store.get_task(message.task_id, caller, for_update=True)
             skill = service.check_follow_up(task, message, caller)
-            service._check_content_types(
+            service.check_content_types(
                 message, request.configuration.accepted_output_modes, skill
             )
-            push_config = service._push_config(request, version)
+            push_config = service.push_config_for(request, version)
             message.context_id = task.context_id
             update = TaskUpdate(task)
             update.add_message(message)
@@ -108,10 +108,10 @@ def start_send(request: SendMessageRequest, caller: Caller, version: str = V1_0)
         context_id = message.context_id or str(uuid.uuid4())
         skill = a2a_settings.ROUTER(message, request.metadata, available)
         if skill is None:
-            listing = service._skill_listing(available, context_id).to_wire()
+            listing = service.skill_listing(available, context_id).to_wire()
             return StreamStart(message={"message": listing})
-        service._check_content_types(message, request.configuration.accepted_output_modes, skill)
-        push_config = service._push_config(request, version)
+        service.check_content_types(message, request.configuration.accepted_output_modes, skill)
+        push_config = service.push_config_for(request, version)
         message.context_id = context_id
         message.task_id = str(uuid.uuid4())
         task = Task(
