@@ -119,6 +119,11 @@ def _base64(value: str, path: str) -> None:
         raise InvalidParamsError.for_field(path, "is not valid base64") from None
 
 
+def _set(out: JSON, name: str, value: Any) -> None:
+    if value is not None:
+        out[name] = value
+
+
 def _copy(src: JSON, dst: JSON, *names: str) -> None:
     for name in names:
         if src.get(name) is not None:
@@ -201,11 +206,6 @@ def _part_from(obj: Any, path: str, kind_key: str) -> JSON:
         raise InvalidParamsError.for_field(_join(path, kind_key), "must be text, file or data")
     _set(out, "metadata", metadata)
     return out
-
-
-def _set(out: JSON, name: str, value: Any) -> None:
-    if value is not None:
-        out[name] = value
 
 
 def _part_to(part: JSON, kind_key: str) -> JSON:
@@ -597,13 +597,14 @@ def legacy_send_params(params: Any) -> tuple[JSON, str]:
     """
     params = _object(params, _PARAMS)
     task_id = _str(params, "id", _PARAMS) or ""
+    context_id = _str(params, "sessionId", _PARAMS)
     message = _object(params.get("message"), "message")
     converted: JSON = {
         "messageId": _str(message, "messageId", "message") or str(uuid.uuid4()),
         "role": role_from_v03(message.get("role"), "message.role"),
         "parts": _parts_from(message, "message", "type"),
     }
-    _set(converted, "contextId", _str(params, "sessionId", _PARAMS) or None)
+    _set(converted, "contextId", context_id or None)
     _set(converted, "metadata", _opt_object(message, "metadata", "message"))
     out: JSON = {"message": converted}
     config: JSON = {}
