@@ -19,7 +19,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from .conf import a2a_settings
-from .protocol.versions import V1_0
+from .protocol import v03
+from .protocol.versions import V0_3, V1_0
 from .skills import Catalogue, get_catalogue
 
 # Settings are read at start-up: the card cannot be older than the process serving it.
@@ -45,19 +46,13 @@ def base_url(request: HttpRequest) -> str:
 
 
 def interfaces(root: str) -> list[dict[str, str]]:
-    """JSON-RPC first (the preferred binding), then HTTP+JSON."""
-    return [
-        {
-            "url": root + reverse("a2a_app:jsonrpc"),
-            "protocolBinding": "JSONRPC",
-            "protocolVersion": V1_0,
-        },
-        {
-            "url": root + reverse("a2a_app:rest"),
-            "protocolBinding": "HTTP+JSON",
-            "protocolVersion": V1_0,
-        },
-    ]
+    """JSON-RPC first (the preferred binding), then HTTP+JSON; v1.0, then v0.3."""
+    jsonrpc, rest = root + reverse("a2a_app:jsonrpc"), root + reverse("a2a_app:rest")
+    found = []
+    for version in (V1_0, V0_3) if a2a_settings.CARD_V03_COMPAT else (V1_0,):
+        found.append({"url": jsonrpc, "protocolBinding": "JSONRPC", "protocolVersion": version})
+        found.append({"url": rest, "protocolBinding": "HTTP+JSON", "protocolVersion": version})
+    return found
 
 
 def served_by_asgi(request: HttpRequest) -> bool:
@@ -95,6 +90,14 @@ def build_card(root: str, catalogue: Catalogue, *, streaming: bool = False) -> d
         card["securitySchemes"] = dict(s.SECURITY_SCHEMES)
     if s.SECURITY_REQUIREMENTS:
         card["securityRequirements"] = list(s.SECURITY_REQUIREMENTS)
+    if s.CARD_V03_COMPAT:
+        # v0.3 clients read these top-level fields (spec reference §6.5, option a).
+        v1_interfaces = [i for i in card["supportedInterfaces"] if i["protocolVersion"] == V1_0]
+        card.update(
+            v03.card_v03_fields(
+                card, jsonrpc_url=v1_interfaces[0]["url"], extra_interfaces=v1_interfaces
+            )
+        )
     return card
 
 

@@ -37,6 +37,10 @@ DEFAULTS: dict[str, Any] = {
     "SECURITY_REQUIREMENTS": [],
     # AgentExtension objects ({"uri", "description", "required", "params"}).
     "EXTENSIONS": [],
+    # Also describe the v0.3 interfaces and the v0.3 top-level fields (protocolVersion,
+    # url, preferredTransport, additionalInterfaces...) so v0.3 clients discover us.
+    # False: a pure v1.0 card (needed to sign it; v0.3 clients then cannot read it).
+    "CARD_V03_COMPAT": True,
     # Cache-Control max-age of the agent card, in seconds.
     "CARD_MAX_AGE": 300,
     # How long a web process trusts its cached copy of the skills' change marker.

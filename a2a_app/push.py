@@ -27,6 +27,7 @@ from . import store
 from .auth import Caller
 from .conf import a2a_settings
 from .models import Delivery, PushConfig, Task
+from .protocol import v03
 from .protocol.errors import (
     InvalidParamsError,
     PushNotificationNotSupportedError,
@@ -36,7 +37,9 @@ from .protocol.types import (
     ListPushConfigsRequest,
     PushConfigIdRequest,
     PushNotificationConfig,
+    ends_stream,
 )
+from .protocol.versions import V0_3
 from .signals import delivery_failed
 from .ssrf import UnsafeURLError, URLPolicy, check_url
 from .updates import TaskUpdate
@@ -221,7 +224,11 @@ def _request_for(delivery: Delivery, config: PushConfig) -> WebhookRequest:
         headers["Authorization"] = f"{config.auth_scheme}{credentials}"
     if config.token:
         headers["X-A2A-Notification-Token"] = config.token
-    body = json.dumps(delivery.event.body, separators=(",", ":")).encode()
+    event = delivery.event.body
+    if config.protocol_version == V0_3:
+        # Registered by a v0.3 client: it gets v0.3 shapes (kind, lowercase states, final).
+        event = v03.stream_response_to_v03(event, final=ends_stream(event))
+    body = json.dumps(event, separators=(",", ":")).encode()
     return WebhookRequest(url=config.url, body=body, headers=headers)
 
 

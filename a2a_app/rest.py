@@ -136,10 +136,7 @@ def _call(
             error = MethodNotAllowedError(f"{request.method} is not allowed here")
             error.allow = ", ".join(allowed)
             raise error
-        negotiate(
-            request.headers.get("A2A-Version") or request.GET.get("A2A-Version"),
-            method_is_v1=True,
-        )
+        negotiate(request.headers.get("A2A-Version") or request.GET.get("A2A-Version"))
         activated = activate_extensions(request)
         method: Method = V1_METHODS[method_name]
         if method.streaming and not served_by_asgi(request):

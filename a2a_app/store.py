@@ -51,6 +51,11 @@ def get_task(task_id: str, caller: Caller, *, for_update: bool = False) -> Task:
     return task
 
 
+def task_exists(task_id: str, caller: Caller) -> bool:
+    pk = parse_task_id(task_id)
+    return pk is not None and scoped_tasks(caller).filter(pk=pk).exists()
+
+
 # --- history and artifacts ------------------------------------------------------------
 
 

@@ -37,12 +37,14 @@ from .models import Task, TaskEvent
 from .notify import get_notifier, waiters
 from .protocol.errors import A2AError, InternalError
 from .protocol.types import (
+    INTERRUPTED_STATES,
     TERMINAL_STATES,
     Artifact,
     Message,
     SendMessageRequest,
     TaskIdRequest,
     TaskState,
+    ends_stream,
 )
 from .protocol.versions import V1_0
 from .updates import TaskUpdate
@@ -50,9 +52,7 @@ from .updates import TaskUpdate
 logger = logging.getLogger("a2a_app.streams")
 
 JSON = dict[str, Any]
-CLOSING_STATES = frozenset(
-    {s.value for s in TERMINAL_STATES} | {"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"}
-)
+CLOSING_STATES = frozenset(s.value for s in TERMINAL_STATES | INTERRUPTED_STATES)
 
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
@@ -94,9 +94,7 @@ def start_send(request: SendMessageRequest, caller: Caller, version: str = V1_0)
         if message.task_id:
             task = store.get_task(message.task_id, caller, for_update=True)
             skill = service.check_follow_up(task, message, caller)
-            service.check_content_types(
-                message, request.configuration.accepted_output_modes, skill
-            )
+            service.check_content_types(message, request.configuration.accepted_output_modes, skill)
             push_config = service.push_config_for(request, version)
             message.context_id = task.context_id
             update = TaskUpdate(task)
@@ -291,11 +289,6 @@ def _fetch_events(task_id: str, after: int) -> list[tuple[int, JSON]]:
         connection.close()  # no connection is held while the stream waits
 
 
-def _closes(body: JSON) -> bool:
-    update = body.get("statusUpdate")
-    return update is not None and update["status"]["state"] in CLOSING_STATES
-
-
 def launch(start: StreamStart) -> StreamStart:
     """Start the inline work now, whether or not the client reads the stream."""
     if start.run is not None:
@@ -303,20 +296,21 @@ def launch(start: StreamStart) -> StreamStart:
     return start
 
 
-async def events(start: StreamStart) -> AsyncIterator[JSON]:
-    """The StreamResponse objects of one stream, in order."""
+async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
+    """The StreamResponse objects of one stream, in order, each with "is it the last"."""
     if start.message is not None:
-        yield start.message
+        yield start.message, True
         return
     if start.snapshot is None:
         # Shielded: a client that hangs up must not cancel the run's hand-over.
         kind, payload, after = await asyncio.shield(asyncio.wrap_future(start.first))
         if kind == "message":
-            yield payload
+            yield payload, True
             return
         start.snapshot, start.after = payload, after
-    yield start.snapshot
-    if start.snapshot["task"]["status"]["state"] in CLOSING_STATES:
+    closed = start.snapshot["task"]["status"]["state"] in CLOSING_STATES
+    yield start.snapshot, closed
+    if closed:
         return
     task_id, after = start.task_id, start.after
     wake = waiters.add(task_id)
@@ -327,25 +321,30 @@ async def events(start: StreamStart) -> AsyncIterator[JSON]:
             wake.clear()
             for sequence, body in await fetch(task_id, after):
                 after = sequence
-                yield body
-                if _closes(body):
+                last = ends_stream(body)
+                yield body, last
+                if last:
                     return
             try:
                 await asyncio.wait_for(wake.wait(), a2a_settings.STREAM_KEEPALIVE_SECONDS)
             except TimeoutError:
-                yield {}  # keep-alive
+                yield {}, False  # keep-alive
     finally:
         waiters.remove(task_id, wake)
 
 
-async def jsonrpc_frames(start: StreamStart, request_id: Any) -> AsyncIterator[bytes]:
-    """SSE frames whose data is a JSON-RPC response carrying one StreamResponse each."""
+async def jsonrpc_frames(
+    start: StreamStart, request_id: Any, *, adapt: Callable[[JSON, bool], Any] | None = None
+) -> AsyncIterator[bytes]:
+    """SSE frames whose data is a JSON-RPC response carrying one StreamResponse each
+    (``adapt`` converts each to another dialect's event, e.g. v0.3 with ``final``)."""
     try:
-        async for item in events(start):
+        async for item, last in events(start):
             if not item:
                 yield b": keep-alive\n\n"
                 continue
-            payload = {"jsonrpc": "2.0", "id": request_id, "result": item}
+            result = adapt(item, last) if adapt is not None else item
+            payload = {"jsonrpc": "2.0", "id": request_id, "result": result}
             yield _frame(payload)
     except A2AError as error:
         yield _frame({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
@@ -362,7 +361,7 @@ def _frame(payload: JSON) -> bytes:
 async def rest_frames(start: StreamStart) -> AsyncIterator[bytes]:
     """SSE frames whose data is a bare StreamResponse (the HTTP+JSON binding)."""
     try:
-        async for item in events(start):
+        async for item, _last in events(start):
             yield _frame(item) if item else b": keep-alive\n\n"
     except A2AError as error:
         yield _frame(error.to_rest())

@@ -19,9 +19,9 @@ from django.utils.http import http_date, parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
 
 from . import auth, streams
+from . import jsonrpc as jsonrpc_methods
 from .card import rendered_card, served_by_asgi
 from .conf import a2a_settings
-from .jsonrpc import V1_METHODS
 from .protocol import jsonrpc as envelope
 from .protocol.errors import (
     A2AError,
@@ -64,13 +64,18 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
         check_media_type(request)
         call = envelope.parse_request(body)
         request_id = call.id
-        method = V1_METHODS.get(call.method)
+        method = jsonrpc_methods.find(call.method)
         if method is None:
             raise MethodNotFoundError(
                 f"Method {call.method!r} not found", metadata={"method": call.method}
             )
         version_header = request.headers.get("A2A-Version") or request.GET.get("A2A-Version")
-        negotiate(version_header, method_is_v1=True)
+        if negotiate(version_header, method_version=method.version) != method.version:
+            raise MethodNotFoundError(
+                f"{call.method!r} is a v{method.version} method; A2A-Version "
+                f"{version_header.strip()} has no such method",
+                metadata={"method": call.method},
+            )
         activated = activate_extensions(request)
         if method.streaming and not served_by_asgi(request):
             raise UnsupportedOperationError(
@@ -80,7 +85,10 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
         caller = auth.authenticate(request)
         result = method(call.params, caller)
         if method.streaming:
-            return _event_stream(streams.launch(result), request_id, activated)
+            frames = streams.jsonrpc_frames(
+                streams.launch(result), request_id, adapt=method.adapt_event
+            )
+            return _event_stream(frames, activated)
     except A2AError as error:
         return _error_response(getattr(error, "request_id", request_id), error)
     except Exception:
@@ -92,10 +100,8 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def _event_stream(start: streams.StreamStart, request_id: Any, activated: list[str]) -> Any:
-    response = StreamingHttpResponse(
-        streams.jsonrpc_frames(start, request_id), content_type="text/event-stream"
-    )
+def _event_stream(frames: Any, activated: list[str]) -> Any:
+    response = StreamingHttpResponse(frames, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx must not hold events back
     if activated:

@@ -122,12 +122,27 @@ class TestCardContent:
         assert data["provider"] == settings.A2A_APP["PROVIDER"]
         assert data["defaultInputModes"] == ["text/plain", "application/json"]
         assert data["defaultOutputModes"] == ["text/plain", "application/json"]
-        # No v0.3 leftovers.
+        # The v0.3 top-level fields, for v0.3 clients (CARD_V03_COMPAT, on by default).
+        assert data["protocolVersion"] == "0.3.0"
+        assert data["url"] == "http://testserver/a2a/jsonrpc"
+        assert data["preferredTransport"] == "JSONRPC"
+        assert data["additionalInterfaces"] == [
+            {"url": "http://testserver/a2a/jsonrpc", "transport": "JSONRPC"},
+            {"url": "http://testserver/a2a/rest", "transport": "HTTP+JSON"},
+        ]
+        assert data["supportsAuthenticatedExtendedCard"] is False
+
+    def test_a_pure_v1_card_without_v03_fields(self, client, settings):
+        settings.A2A_APP = {**settings.A2A_APP, "CARD_V03_COMPAT": False}
+        data = card_json(client)
         for legacy in ("protocolVersion", "url", "preferredTransport", "additionalInterfaces"):
             assert legacy not in data
+        assert {i["protocolVersion"] for i in data["supportedInterfaces"]} == {"1.0"}
 
     def test_interface(self, client):
-        interface, rest = card_json(client)["supportedInterfaces"]
+        interface, rest, interface_03, rest_03 = card_json(client)["supportedInterfaces"]
+        assert interface_03 == {**interface, "protocolVersion": "0.3"}
+        assert rest_03 == {**rest, "protocolVersion": "0.3"}
         assert interface == {
             "url": "http://testserver/a2a/jsonrpc",
             "protocolBinding": "JSONRPC",
@@ -141,19 +156,19 @@ class TestCardContent:
 
     def test_interface_follows_the_host(self, client):
         response = client.get(CARD_URL, HTTP_HOST="localhost")
-        interface, _ = json.loads(response.content)["supportedInterfaces"]
+        interface = json.loads(response.content)["supportedInterfaces"][0]
         assert interface["url"] == "http://localhost/a2a/jsonrpc"
         assert "Host" in response["Vary"]
 
     def test_interface_is_https_behind_https(self, client):
         response = client.get(CARD_URL, secure=True)
-        interface, _ = json.loads(response.content)["supportedInterfaces"]
+        interface = json.loads(response.content)["supportedInterfaces"][0]
         assert interface["url"] == "https://testserver/a2a/jsonrpc"
 
     def test_public_url_setting(self, client):
         with with_a2a_settings(PUBLIC_URL="https://agent.example.com/"):
             response = get_card(client)
-        interface, _ = json.loads(response.content)["supportedInterfaces"]
+        interface = json.loads(response.content)["supportedInterfaces"][0]
         assert interface["url"] == "https://agent.example.com/a2a/jsonrpc"
         assert "Host" not in response.get("Vary", "")
 

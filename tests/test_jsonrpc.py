@@ -134,12 +134,12 @@ class TestEnvelope:
 
     @pytest.mark.parametrize("request_id", ["req-abc", 42, 0, 3.5])
     def test_unknown_method_echoes_the_id(self, client, request_id):
-        response = post(client, envelope("tasks/get", {"id": "x"}, request_id))
+        response = post(client, envelope("tasks/frobnicate", {"id": "x"}, request_id))
         assert response.status_code == 200
         data = response.json()
         assert data["id"] == request_id
         assert data["error"]["code"] == -32601
-        assert "tasks/get" in data["error"]["message"]
+        assert "tasks/frobnicate" in data["error"]["message"]
 
     @pytest.mark.parametrize("request_id", ["abc-123", 987654321, -1])
     def test_string_and_numeric_ids_are_echoed_on_success(self, rpc, conformance_mode, request_id):
@@ -307,7 +307,7 @@ class TestVersions:
         info = error_info(error)
         assert info["reason"] == "VERSION_NOT_SUPPORTED"
         assert info["domain"] == "a2a-protocol.org"
-        assert info["metadata"]["supportedVersions"] == "1.0"
+        assert info["metadata"]["supportedVersions"] == "0.3, 1.0"
         assert info["metadata"]["requestedVersion"] == version
         assert Task.objects.count() == 0
 

@@ -710,25 +710,28 @@ class TestEnvelope:
 
 class TestVersions:
     @pytest.mark.parametrize("header", [None, "", "   "])
-    def test_absent_header_with_v1_method_is_1_0(self, header):
-        assert negotiate(header, method_is_v1=True) == "1.0"
-
-    def test_absent_header_with_a_non_v1_method_means_0_3_which_is_unsupported(self):
-        with pytest.raises(VersionNotSupportedError) as info:
-            negotiate(None, method_is_v1=False)
-        assert info.value.metadata["requestedVersion"] == "0.3"
+    def test_absent_header_means_the_methods_own_version(self, header):
+        assert negotiate(header, method_version="1.0") == "1.0"
+        assert negotiate(header, method_version="0.3") == "0.3"
 
     @pytest.mark.parametrize("header", ["1.0", "1.0.3", " 1.0 ", "1.0.1"])
     def test_patch_numbers_are_ignored(self, header):
-        assert negotiate(header, method_is_v1=True) == V1_0 == "1.0"
-        assert negotiate(header, method_is_v1=False) == "1.0"
+        assert negotiate(header, method_version="1.0") == V1_0 == "1.0"
+        # A v0.3 method under 1.0: negotiated as 1.0; the view answers MethodNotFound.
+        assert negotiate(header, method_version="0.3") == "1.0"
 
-    @pytest.mark.parametrize("header", ["0.3", "0.3.0", "2.0", "1.1", "1", "latest"])
+    @pytest.mark.parametrize("header", ["0.3", "0.3.0"])
+    def test_0_3_is_served_to_v0_3_methods_only(self, header):
+        assert negotiate(header, method_version="0.3") == "0.3"
+        with pytest.raises(VersionNotSupportedError):
+            negotiate(header, method_version="1.0")
+
+    @pytest.mark.parametrize("header", ["2.0", "1.1", "1", "latest", "0.2"])
     def test_unsupported_versions(self, header):
         with pytest.raises(VersionNotSupportedError) as info:
-            negotiate(header, method_is_v1=True)
+            negotiate(header, method_version="1.0")
         error = info.value
-        assert error.metadata["supportedVersions"] == "1.0"
+        assert error.metadata["supportedVersions"] == "0.3, 1.0"
         assert error.metadata["requestedVersion"] == header
         assert "1.0" in error.message
         info_detail = error.to_jsonrpc()["data"][0]

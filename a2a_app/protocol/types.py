@@ -49,6 +49,17 @@ TERMINAL_STATES = frozenset(
     {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED}
 )
 INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
+
+
+def ends_stream(event: dict[str, Any]) -> bool:
+    """A status update to a terminal or interrupted state: the last event of a stream."""
+    update = event.get("statusUpdate")
+    if update is None:
+        return False
+    state = TaskState(update["status"]["state"])
+    return state.is_terminal or state.is_interrupted
+
+
 # Proto enum numbers, accepted on input as ProtoJSON allows.
 _TASK_STATE_NUMBERS = dict(enumerate(TaskState))
 
@@ -505,6 +516,14 @@ class PushConfigIdRequest:
         return cls(
             task_id=read_str(params, "taskId", "", required=True),
             id=read_str(params, "id", "", required=True),
+        )
+
+    @classmethod
+    def from_wire_optional_id(cls, params: JSON) -> PushConfigIdRequest:
+        """v0.3's get may leave out the config id."""
+        return cls(
+            task_id=read_str(params, "taskId", "", required=True),
+            id=read_str(params, "id", "") or "",
         )
 
 
