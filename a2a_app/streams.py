@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from . import runner, service, store
@@ -290,7 +290,12 @@ def _fetch_events(task_id: str, after: int) -> list[tuple[int, JSON]]:
 
 
 def launch(start: StreamStart) -> StreamStart:
-    """Start the inline work now, whether or not the client reads the stream."""
+    """Start the inline work now, whether or not the client reads the stream.
+
+    Also hand back the view's database connection: Django would only release it when the
+    response closes, i.e. when the stream ends, and an open stream must hold none.
+    """
+    connections.close_all()
     if start.run is not None:
         _threads().submit(start.run)
     return start

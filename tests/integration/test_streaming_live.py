@@ -170,3 +170,32 @@ def test_database_notifier_on_one_process(start_web, start_worker) -> None:
 
     events, _ = asyncio.run(scenario())
     assert kinds(events) == ["task:SUBMITTED", "WORKING", "artifactUpdate", "COMPLETED"]
+
+
+def test_idle_streams_hold_no_database_connection(start_web, start_worker, redis_url) -> None:
+    """Thirty open, idle streams on a server whose pool has four connections: a plain
+    request still gets a connection at once. (On SQLite there is no pool to exhaust, but
+    the same code path runs.)"""
+    start_worker()
+    base = start_web(DB_POOL_MIN="1", DB_POOL_MAX="4", A2A_NOTIFIER_REDIS_URL=redis_url)
+    task = send(base, "sleep 8", returnImmediately=True)
+
+    async def scenario() -> float:
+        async with httpx.AsyncClient(limits=httpx.Limits(max_connections=100)) as client:
+            streams = [
+                asyncio.create_task(stream(client, base, "SubscribeToTask", {"id": task["id"]}))
+                for _ in range(30)
+            ]
+            await asyncio.sleep(2)  # all open, all waiting for the worker
+            started = time.monotonic()
+            response = await client.post(
+                f"{base}/a2a/jsonrpc", json=envelope("GetTask", {"id": task["id"]}), timeout=30
+            )
+            elapsed = time.monotonic() - started
+            assert response.json()["result"]["status"]["state"] == "TASK_STATE_WORKING"
+            results = await asyncio.gather(*streams)
+            assert all(kinds(events)[-1] == "COMPLETED" for events in results)
+            return elapsed
+
+    # A pool exhausted by streams would make the request wait its 10 s timeout and fail.
+    assert asyncio.run(scenario()) < 5
