@@ -7,7 +7,7 @@ and ``rest_urlpatterns`` separately (keep the ``a2a_app`` namespace).
 
 from django.urls import path, re_path
 
-from . import openapi, rest, views
+from . import openapi, rest, rest_v03, views
 
 app_name = "a2a_app"
 
@@ -22,6 +22,21 @@ jsonrpc_urlpatterns = [
 TASK = r"(?P<id>[^/:]+)"
 TASK_ID = r"(?P<task_id>[^/:]+)"
 CONFIG = r"(?P<id>[^/]+)"
+
+# v0.3 HTTP+JSON (the v0.3 proto's paths under the same interface URL); unnamed, so that
+# the named REST routes stay the v1.0 ones the OpenAPI document lists.
+rest_v03_urlpatterns = [
+    re_path(r"^a2a/rest/v1/message:send$", rest_v03.send_message),
+    re_path(r"^a2a/rest/v1/message:stream$", rest_v03.send_streaming_message),
+    re_path(rf"^a2a/rest/v1/tasks/{TASK}:cancel$", rest_v03.cancel_task),
+    re_path(rf"^a2a/rest/v1/tasks/{TASK}:subscribe$", rest_v03.subscribe_to_task),
+    re_path(rf"^a2a/rest/v1/tasks/{TASK}$", rest_v03.get_task),
+    re_path(rf"^a2a/rest/v1/tasks/{TASK_ID}/pushNotificationConfigs$", rest_v03.push_configs),
+    re_path(
+        rf"^a2a/rest/v1/tasks/{TASK_ID}/pushNotificationConfigs/{CONFIG}$", rest_v03.push_config
+    ),
+    re_path(r"^a2a/rest/v1/card$", rest_v03.agent_card),
+]
 
 rest_urlpatterns = [
     path("a2a/rest", rest.not_found, name="rest"),
@@ -43,6 +58,7 @@ rest_urlpatterns = [
         name="rest-push-config",
     ),
     re_path(r"^a2a/rest/extendedAgentCard$", rest.extended_agent_card, name="rest-extended-card"),
+    *rest_v03_urlpatterns,
     re_path(r"^a2a/rest/.*$", rest.not_found),
 ]
 
