@@ -105,12 +105,19 @@ def _json_body(request: HttpRequest, *, optional: bool = False) -> JSON:
 
 
 def query_params(request: HttpRequest) -> JSON:
-    """camelCase query parameters as request fields (spec §11.5)."""
+    """camelCase query parameters as request fields (spec §11.5).
+
+    A repeated parameter becomes a list. Comma-separated lists would also be allowed for
+    repeated fields, but none of our query fields is repeated, and splitting a plain
+    string (a contextId with a comma) would corrupt it.
+    """
     params: JSON = {}
     for name in request.GET:
         if name == "A2A-Version":
             continue
-        values = [v for value in request.GET.getlist(name) for v in value.split(",")]
+        values = request.GET.getlist(name)
+        if any("\x00" in v for v in values):
+            raise InvalidParamsError.for_field(name, "must not contain NUL characters")
         value: Any = values[0] if len(values) == 1 else values
         if name in BOOLEAN_QUERY_FIELDS:
             if value not in ("true", "false"):

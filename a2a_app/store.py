@@ -158,8 +158,10 @@ def decode_page_token(token: str) -> tuple[datetime, uuid.UUID]:
     try:
         padded = token + "=" * (-len(token) % 4)
         timestamp, task_id = json.loads(base64.urlsafe_b64decode(padded))
+        if not isinstance(timestamp, str) or not isinstance(task_id, str):
+            raise ValueError(token)
         return datetime.fromisoformat(timestamp), uuid.UUID(task_id)
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
+    except (ValueError, TypeError, OverflowError, binascii.Error, UnicodeDecodeError):
         raise InvalidParamsError.for_field("pageToken", "is not a valid page token") from None
 
 

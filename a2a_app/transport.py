@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
 
@@ -9,10 +11,20 @@ from .conf import a2a_settings
 from .protocol.errors import (
     ContentTypeNotSupportedError,
     ExtensionSupportRequiredError,
+    InvalidParamsError,
     RequestTooLargeError,
 )
 
 JSON_MEDIA_TYPES = ("application/json", "application/a2a+json")
+
+# An escaped NUL in JSON text (not preceded by an escaping backslash). PostgreSQL cannot
+# store U+0000 in text or jsonb, and no A2A field needs it: refuse it up front.
+_ESCAPED_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
+
+
+def check_no_nul(body: bytes) -> None:
+    if b"\x00" in body or _ESCAPED_NUL.search(body):
+        raise InvalidParamsError("Strings must not contain NUL (U+0000) characters")
 
 
 def read_body(request: HttpRequest) -> bytes:
@@ -33,6 +45,7 @@ def read_body(request: HttpRequest) -> bytes:
         raise too_large from None
     if len(body) > limit:
         raise too_large
+    check_no_nul(body)
     return body
 
 

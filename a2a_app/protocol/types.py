@@ -122,9 +122,13 @@ def read_bool(obj: JSON, name: str, path: str) -> bool | None:
     return value
 
 
+INT32_MAX = 2**31 - 1
+
+
 def read_int(
-    obj: JSON, name: str, path: str, *, minimum: int | None = None, maximum: int | None = None
+    obj: JSON, name: str, path: str, *, minimum: int | None = None, maximum: int = INT32_MAX
 ) -> int | None:
+    """An int32 (ProtoJSON also allows numeric strings); out of range is invalid."""
     value = get_field(obj, name)
     if value is None:
         return None
@@ -134,7 +138,7 @@ def read_int(
         raise InvalidParamsError.for_field(f"{path}{name}", "must be an integer")
     if minimum is not None and value < minimum:
         raise InvalidParamsError.for_field(f"{path}{name}", f"must be at least {minimum}")
-    if maximum is not None and value > maximum:
+    if value > maximum:
         raise InvalidParamsError.for_field(f"{path}{name}", f"must be at most {maximum}")
     return value
 
@@ -170,11 +174,11 @@ def parse_timestamp(value: Any, path: str) -> datetime:
         raise InvalidParamsError.for_field(path, "must be an RFC 3339 timestamp string")
     try:
         parsed = datetime.fromisoformat(value)
-    except ValueError:
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return parsed.astimezone(UTC)
+    except (ValueError, OverflowError):  # overflow: year 1 with a positive offset
         raise InvalidParamsError.for_field(path, "must be an RFC 3339 timestamp") from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.astimezone(UTC)
 
 
 def format_timestamp(value: datetime) -> str:
