@@ -30,8 +30,15 @@ run: $(VENV)/.run-deps
 		--schedule var/celerybeat-schedule & \
 	$(VENV)/bin/uvicorn a2a_site.asgi:application --host $(HOST) --port $(PORT)
 
+# The a2a-sdk 0.3.x client of the v0.3 interop tests, in a venv of its own: it cannot
+# share one with the v1 SDK (both are the `a2a` package).
+.venv-sdk03/.deps: tests/sdk03/requirements.txt
+	$(PYTHON) -m venv .venv-sdk03
+	.venv-sdk03/bin/python -m pip install --quiet -r tests/sdk03/requirements.txt
+	touch $@
+
 ## Install the test tools and run the whole suite: SQLite, then integration on PostgreSQL
-test: $(VENV)/.dev-deps
+test: $(VENV)/.dev-deps .venv-sdk03/.deps
 	$(PY) -m pytest
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(PY) -m pytest -m integration
 

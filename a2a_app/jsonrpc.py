@@ -15,7 +15,7 @@ from typing import Any
 
 from . import push, service, store, streams
 from .auth import Caller
-from .protocol import v03
+from .protocol import legacy, v03
 from .protocol.errors import TaskNotFoundError, UnsupportedOperationError
 from .protocol.types import (
     GetTaskRequest,
@@ -123,12 +123,12 @@ def _legacy_send(params: JSON, caller: Caller) -> JSON:
     message continues it, otherwise a new task starts (with a server-made id, which the
     answer carries).
     """
-    v1_params, task_id = v03.legacy_send_params(params)
+    v1_params, task_id = legacy.legacy_send_params(params)
     if task_id and store.task_exists(task_id, caller):
         v1_params["message"]["taskId"] = task_id
     result = service.send_message(SendMessageRequest.from_wire(v1_params), caller, V0_3)
     if "task" in result:
-        return v03.legacy_task_to_wire(result["task"])
+        return legacy.legacy_task_to_wire(result["task"])
     return v03.message_to_v03(result["message"])
 
 

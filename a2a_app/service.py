@@ -210,8 +210,8 @@ def _continue_task(request: SendMessageRequest, caller: Caller, version: str) ->
             update.add_push_config(push_config)
         return _submit(update)
 
-    earlier = store.load_history([task], None).get(task.pk, [])
-    update = TaskUpdate(task, artifacts=store.load_artifacts([task]).get(task.pk, []))
+    earlier = store.load_history([task], None).get(str(task.pk), [])
+    update = TaskUpdate(task, artifacts=store.load_artifacts([task]).get(str(task.pk), []))
     update.add_message(message)
     if push_config is not None:
         update.add_push_config(push_config)

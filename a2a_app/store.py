@@ -59,8 +59,8 @@ def task_exists(task_id: str, caller: Caller) -> bool:
 # --- history and artifacts ------------------------------------------------------------
 
 
-def load_history(tasks: Iterable[Task], history_length: int | None) -> dict[Any, list[JSON]]:
-    """Message bodies per task id, oldest first, at most ``history_length`` most recent."""
+def load_history(tasks: Iterable[Task], history_length: int | None) -> dict[str, list[JSON]]:
+    """Message bodies per task id (as a string), oldest first, the ``history_length`` latest."""
     task_ids = [t.pk for t in tasks]
     if not task_ids or history_length == 0:
         return {}
@@ -80,13 +80,14 @@ def load_history(tasks: Iterable[Task], history_length: int | None) -> dict[Any,
             rows = list(ranked.order_by("task_id", "position").values_list("task_id", "body"))
     else:
         rows = list(queryset.order_by("task_id", "position").values_list("task_id", "body"))
-    history: dict[Any, list[JSON]] = defaultdict(list)
+    history: dict[str, list[JSON]] = defaultdict(list)
     for task_id, body in rows:
-        history[task_id].append(body)
+        history[str(task_id)].append(body)
     return history
 
 
-def load_artifacts(tasks: Iterable[Task]) -> dict[Any, list[JSON]]:
+def load_artifacts(tasks: Iterable[Task]) -> dict[str, list[JSON]]:
+    """Artifact bodies per task id (as a string), in order."""
     task_ids = [t.pk for t in tasks]
     if not task_ids:
         return {}
@@ -95,9 +96,9 @@ def load_artifacts(tasks: Iterable[Task]) -> dict[Any, list[JSON]]:
         .order_by("task_id", "position")
         .values_list("task_id", "body")
     )
-    artifacts: dict[Any, list[JSON]] = defaultdict(list)
+    artifacts: dict[str, list[JSON]] = defaultdict(list)
     for task_id, body in rows:
-        artifacts[task_id].append(body)
+        artifacts[str(task_id)].append(body)
     return artifacts
 
 
@@ -135,8 +136,8 @@ def task_to_wire(task: Task, history: list[JSON] | None, artifacts: list[JSON] |
 
 def read_task(task: Task, history_length: int | None) -> JSON:
     """GetTask's answer: the task with its (trimmed) history and all its artifacts."""
-    history = load_history([task], history_length).get(task.pk, [])
-    artifacts = load_artifacts([task]).get(task.pk, [])
+    history = load_history([task], history_length).get(str(task.pk), [])
+    artifacts = load_artifacts([task]).get(str(task.pk), [])
     return task_to_wire(task, history, artifacts)
 
 
@@ -193,8 +194,8 @@ def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
         "tasks": [
             task_to_wire(
                 task,
-                history.get(task.pk, []),
-                None if artifacts is None else artifacts.get(task.pk, []),
+                history.get(str(task.pk), []),
+                None if artifacts is None else artifacts.get(str(task.pk), []),
             )
             for task in page
         ],

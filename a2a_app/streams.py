@@ -144,7 +144,9 @@ def _submitted(update: TaskUpdate, request: SendMessageRequest, *, inline: bool)
         runner.enqueue_on_commit(str(task.pk))
     history = store.load_history([task], request.configuration.history_length)
     artifacts = store.load_artifacts([task])
-    snapshot = store.task_to_wire(task, history.get(task.pk, []), artifacts.get(task.pk, []))
+    snapshot = store.task_to_wire(
+        task, history.get(str(task.pk), []), artifacts.get(str(task.pk), [])
+    )
     task_id = str(task.pk)
     start = StreamStart(snapshot={"task": snapshot}, task_id=task_id, after=task.event_count)
     if inline:

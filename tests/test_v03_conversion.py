@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from a2a_app.protocol import v03
+from a2a_app.protocol import legacy, v03
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.types import (
     Artifact,
@@ -878,7 +878,7 @@ OLD_GUIDE_REQUEST = {
 
 
 def test_legacy_send_of_an_old_guide() -> None:
-    params, task_id = v03.legacy_send_params(OLD_GUIDE_REQUEST["params"])
+    params, task_id = legacy.legacy_send_params(OLD_GUIDE_REQUEST["params"])
     assert task_id == "abc"
     message_id = params["message"].pop("messageId")
     assert uuid.UUID(message_id).version == 4
@@ -890,13 +890,13 @@ def test_legacy_send_of_an_old_guide() -> None:
 
 
 def test_legacy_send_generates_a_fresh_message_id_each_time() -> None:
-    first, _ = v03.legacy_send_params(OLD_GUIDE_REQUEST["params"])
-    second, _ = v03.legacy_send_params(OLD_GUIDE_REQUEST["params"])
+    first, _ = legacy.legacy_send_params(OLD_GUIDE_REQUEST["params"])
+    second, _ = legacy.legacy_send_params(OLD_GUIDE_REQUEST["params"])
     assert first["message"]["messageId"] != second["message"]["messageId"]
 
 
 def test_legacy_send_with_every_field() -> None:
-    params, task_id = v03.legacy_send_params(
+    params, task_id = legacy.legacy_send_params(
         {
             "sessionId": "session-1",
             "message": {
@@ -962,12 +962,12 @@ def test_legacy_send_with_every_field() -> None:
 )
 def test_legacy_send_validation_names_the_field(params: Any, field: str) -> None:
     with pytest.raises(InvalidParamsError) as excinfo:
-        v03.legacy_send_params(params)
+        legacy.legacy_send_params(params)
     assert field_of(excinfo) == field
 
 
 def test_legacy_task_to_wire() -> None:
-    assert v03.legacy_task_to_wire(TASK_V1) == {
+    assert legacy.legacy_task_to_wire(TASK_V1) == {
         "id": "task-1",
         "sessionId": "ctx-1",
         "status": {
@@ -1034,7 +1034,7 @@ def test_legacy_task_to_wire() -> None:
 
 def test_legacy_task_minimal() -> None:
     task = {"id": "t", "status": {"state": "TASK_STATE_WORKING"}}
-    assert v03.legacy_task_to_wire(task) == {"id": "t", "status": {"state": "working"}}
+    assert legacy.legacy_task_to_wire(task) == {"id": "t", "status": {"state": "working"}}
 
 
 def test_what_v03_cannot_express_is_dropped() -> None:

@@ -1,10 +1,10 @@
 """Convert between the A2A v0.3 JSON-RPC dialect and v1.0 ProtoJSON (spec reference §6).
 
-The service speaks only v1.0; these functions let it serve v0.3 clients (and the pre-0.3
-``tasks/send`` of old guides). All take and return plain JSON dicts. ``*_to_v03`` read
-v1.0 dicts our own code produced and trust them; every ``*_from_v03`` validates and
-raises :class:`InvalidParamsError` naming the failing field by its path. Paths of request
-parameters are relative to the JSON-RPC ``params`` object, as in the v1.0 parser
+The service speaks only v1.0; these functions let it serve v0.3 clients (the pre-0.3
+``tasks/send`` of old guides is in :mod:`.legacy`). All take and return plain JSON dicts.
+``*_to_v03`` read v1.0 dicts our own code produced and trust them; every ``*_from_v03``
+validates and raises :class:`InvalidParamsError` naming the failing field by its path.
+Paths of request parameters are relative to the JSON-RPC ``params`` object, as in the v1.0 parser
 (``message.parts[1].file``, ``configuration.blocking``).
 
 Fields present on one side are carried over, absent ones stay absent, so round trips are
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import uuid
 from typing import Any
 
 from .errors import InvalidParamsError
@@ -583,72 +582,4 @@ def card_v03_fields(v1_card: JSON, *, jsonrpc_url: str, extra_interfaces: list[J
             {name: list(scopes.get("list", [])) for name, scopes in r.get("schemes", {}).items()}
             for r in requirements
         ]
-    return out
-
-
-# --- pre-0.3 tasks/send ------------------------------------------------------------------
-
-
-def legacy_send_params(params: Any) -> tuple[JSON, str]:
-    """Old-guide ``tasks/send`` params → (SendMessageRequest params, caller-given task id).
-
-    Those messages have no ``messageId`` (one is generated) and call the context
-    ``sessionId``. Whether the task id names an existing task is the service's call.
-    """
-    params = _object(params, _PARAMS)
-    task_id = _str(params, "id", _PARAMS) or ""
-    context_id = _str(params, "sessionId", _PARAMS)
-    message = _object(params.get("message"), "message")
-    converted: JSON = {
-        "messageId": _str(message, "messageId", "message") or str(uuid.uuid4()),
-        "role": role_from_v03(message.get("role"), "message.role"),
-        "parts": _parts_from(message, "message", "type"),
-    }
-    _set(converted, "contextId", context_id or None)
-    _set(converted, "metadata", _opt_object(message, "metadata", "message"))
-    out: JSON = {"message": converted}
-    config: JSON = {}
-    _set(config, "acceptedOutputModes", _str_list(params, "acceptedOutputModes", _PARAMS))
-    _set(config, "historyLength", _int(params, "historyLength", _PARAMS))
-    if params.get("pushNotification") is not None:
-        config["taskPushNotificationConfig"] = push_config_from_v03(
-            params["pushNotification"], "pushNotification"
-        )
-    if config:
-        out["configuration"] = config
-    _set(out, "metadata", _opt_object(params, "metadata", _PARAMS))
-    return out, task_id
-
-
-def _legacy_message(message: JSON) -> JSON:
-    out: JSON = {
-        "role": role_to_v03(message["role"]),
-        "parts": [_part_to(p, "type") for p in message.get("parts", [])],
-    }
-    _copy(message, out, "metadata")
-    return out
-
-
-def legacy_task_to_wire(task: JSON) -> JSON:
-    """A v1.0 Task in the pre-0.3 shape: ``sessionId``, ``type`` parts, indexed artifacts."""
-    status = task.get("status", {})
-    legacy_status: JSON = {"state": state_to_v03(status.get("state", "TASK_STATE_UNSPECIFIED"))}
-    if status.get("message") is not None:
-        legacy_status["message"] = _legacy_message(status["message"])
-    _copy(status, legacy_status, "timestamp")
-    out: JSON = {"id": task["id"]}
-    _set(out, "sessionId", task.get("contextId"))
-    out["status"] = legacy_status
-    if task.get("artifacts") is not None:
-        out["artifacts"] = []
-        for index, artifact in enumerate(task["artifacts"]):
-            legacy: JSON = {}
-            _copy(artifact, legacy, "name", "description")
-            legacy["parts"] = [_part_to(p, "type") for p in artifact.get("parts", [])]
-            legacy["index"] = index
-            _copy(artifact, legacy, "metadata")
-            out["artifacts"].append(legacy)
-    if task.get("history") is not None:
-        out["history"] = [_legacy_message(m) for m in task["history"]]
-    _copy(task, out, "metadata")
     return out

@@ -1,0 +1,94 @@
+"""The pre-0.3 ``tasks/send`` of older guides (A2A v0.1/v0.2), mapped onto v1.0.
+
+Copy-pasted examples from the web still work: ``sessionId`` is the context, parts carry
+``type`` instead of ``kind``, messages have no ``messageId``, and the task id was chosen
+by the client. Built on the v0.3 converters, which share most of the shapes.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from .v03 import (
+    _PARAMS,
+    JSON,
+    _copy,
+    _int,
+    _object,
+    _opt_object,
+    _part_to,
+    _parts_from,
+    _set,
+    _str,
+    _str_list,
+    push_config_from_v03,
+    role_from_v03,
+    role_to_v03,
+    state_to_v03,
+)
+
+
+def legacy_send_params(params: Any) -> tuple[JSON, str]:
+    """Old-guide ``tasks/send`` params → (SendMessageRequest params, caller-given task id).
+
+    Those messages have no ``messageId`` (one is generated) and call the context
+    ``sessionId``. Whether the task id names an existing task is the service's call.
+    """
+    params = _object(params, _PARAMS)
+    task_id = _str(params, "id", _PARAMS) or ""
+    context_id = _str(params, "sessionId", _PARAMS)
+    message = _object(params.get("message"), "message")
+    converted: JSON = {
+        "messageId": _str(message, "messageId", "message") or str(uuid.uuid4()),
+        "role": role_from_v03(message.get("role"), "message.role"),
+        "parts": _parts_from(message, "message", "type"),
+    }
+    _set(converted, "contextId", context_id or None)
+    _set(converted, "metadata", _opt_object(message, "metadata", "message"))
+    out: JSON = {"message": converted}
+    config: JSON = {}
+    _set(config, "acceptedOutputModes", _str_list(params, "acceptedOutputModes", _PARAMS))
+    _set(config, "historyLength", _int(params, "historyLength", _PARAMS))
+    if params.get("pushNotification") is not None:
+        config["taskPushNotificationConfig"] = push_config_from_v03(
+            params["pushNotification"], "pushNotification"
+        )
+    if config:
+        out["configuration"] = config
+    _set(out, "metadata", _opt_object(params, "metadata", _PARAMS))
+    return out, task_id
+
+
+def _legacy_message(message: JSON) -> JSON:
+    out: JSON = {
+        "role": role_to_v03(message["role"]),
+        "parts": [_part_to(p, "type") for p in message.get("parts", [])],
+    }
+    _copy(message, out, "metadata")
+    return out
+
+
+def legacy_task_to_wire(task: JSON) -> JSON:
+    """A v1.0 Task in the pre-0.3 shape: ``sessionId``, ``type`` parts, indexed artifacts."""
+    status = task.get("status", {})
+    legacy_status: JSON = {"state": state_to_v03(status.get("state", "TASK_STATE_UNSPECIFIED"))}
+    if status.get("message") is not None:
+        legacy_status["message"] = _legacy_message(status["message"])
+    _copy(status, legacy_status, "timestamp")
+    out: JSON = {"id": task["id"]}
+    _set(out, "sessionId", task.get("contextId"))
+    out["status"] = legacy_status
+    if task.get("artifacts") is not None:
+        out["artifacts"] = []
+        for index, artifact in enumerate(task["artifacts"]):
+            legacy: JSON = {}
+            _copy(artifact, legacy, "name", "description")
+            legacy["parts"] = [_part_to(p, "type") for p in artifact.get("parts", [])]
+            legacy["index"] = index
+            _copy(artifact, legacy, "metadata")
+            out["artifacts"].append(legacy)
+    if task.get("history") is not None:
+        out["history"] = [_legacy_message(m) for m in task["history"]]
+    _copy(task, out, "metadata")
+    return out
