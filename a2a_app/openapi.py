@@ -29,6 +29,15 @@ SCHEMAS: JSON = {
     "Part": {
         "type": "object",
         "description": "Exactly one of text, raw, url, data.",
+        "oneOf": [
+            {"required": [member], "not": {"anyOf": [{"required": [o]} for o in others]}}
+            for member, others in (
+                ("text", ("raw", "url", "data")),
+                ("raw", ("text", "url", "data")),
+                ("url", ("text", "raw", "data")),
+                ("data", ("text", "raw", "url")),
+            )
+        ],
         "properties": {
             "text": {"type": "string"},
             "raw": {"type": "string", "contentEncoding": "base64"},
