@@ -58,6 +58,8 @@ class Rejected:
 @dataclass(slots=True)
 class Failed:
     reason: str
+    #: The handler raised (rather than chose to fail): its writes must be rolled back.
+    crashed: bool = False
 
 
 @dataclass(slots=True)

@@ -11,8 +11,6 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from django.db import transaction
-
 from .context import (
     Completed,
     Failed,
@@ -44,13 +42,14 @@ class Resolution:
     reply: Message | None = None
 
 
-def run_handler(ctx: SkillContext, *, savepoint: bool = True) -> Outcome | None:
+def run_handler(ctx: SkillContext) -> Outcome | None:
     """Call the skill's handler; an exception (or a bad return value) becomes Failed.
 
-    Inline, the handler runs in a savepoint so that a failure rolls back its own writes
-    while the task's FAILED state is still recorded by the surrounding transaction. In a
-    worker there is no surrounding transaction (progress must commit as it happens), so
-    the handler owns its writes. ``None`` means the task was canceled while it ran.
+    The Failed of an exception has ``crashed`` set: inline, the caller then rolls back
+    the whole operation (the handler's own writes included) and records the failure in a
+    new transaction, so no savepoint is paid on every call. In a worker there is no
+    surrounding transaction (progress must commit as it happens), so the handler owns its
+    writes. ``None`` means the task was canceled while it ran.
     """
     spec = ctx.skill.spec
     started = time.perf_counter()
@@ -59,18 +58,14 @@ def run_handler(ctx: SkillContext, *, savepoint: bool = True) -> Outcome | None:
         logger.error("skill=%s handler=%s missing", ctx.skill.id, ctx.skill.handler_key)
     else:
         try:
-            if savepoint:
-                with transaction.atomic():
-                    outcome = _coerce(spec.handler(ctx), ctx)
-            else:
-                outcome = _coerce(spec.handler(ctx), ctx)
+            outcome = _coerce(spec.handler(ctx), ctx)
         except TaskCanceled:
             outcome = None
         except Exception:
             logger.exception(
                 "skill=%s task=%s context=%s raised", ctx.skill.id, ctx.task_id, ctx.context_id
             )
-            outcome = Failed(SAFE_FAILURE_TEXT)
+            outcome = Failed(SAFE_FAILURE_TEXT, crashed=True)
     logger.info(
         "skill=%s task=%s context=%s outcome=%s ms=%.1f",
         ctx.skill.id,

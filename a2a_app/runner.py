@@ -133,7 +133,7 @@ def execute(task_id: str) -> str:
         is_follow_up=any(m.role is Role.USER and m is not latest for m in history),
         sink=LiveSink(str(task.pk)),
     )
-    outcome = run_handler(ctx, savepoint=False)
+    outcome = run_handler(ctx)
     if outcome is None:
         return "canceled"
     resolution = resolve_outcome(outcome, task_id=str(task.pk), context_id=task.context_id)

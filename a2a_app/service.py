@@ -17,7 +17,7 @@ from django.utils import timezone
 from . import push, runner, store
 from .auth import Caller
 from .conf import a2a_settings
-from .context import SkillContext, agent_message
+from .context import Failed, SkillContext, agent_message
 from .execution import apply_resolution, resolve_outcome, run_handler
 from .models import Task
 from .protocol.errors import (
@@ -59,6 +59,38 @@ class InlineSink:
         return False  # nobody can cancel it before this transaction commits
 
 
+class _HandlerCrashed(Exception):
+    """Raised out of the operation's transaction so that it rolls back."""
+
+    def __init__(self, task: Task, message: Message, resolution: Any, is_new: bool) -> None:
+        self.task, self.message, self.resolution, self.is_new = task, message, resolution, is_new
+
+
+def _run_inline(ctx: SkillContext, task: Task, is_new: bool) -> Any:
+    """Run the handler in the operation's transaction; a crash escapes it (see above)."""
+    outcome = run_handler(ctx)
+    resolution = resolve_outcome(outcome, task_id=ctx.task_id, context_id=ctx.context_id)
+    if isinstance(outcome, Failed) and outcome.crashed:
+        raise _HandlerCrashed(task, ctx.message, resolution, is_new)
+    return resolution
+
+
+def _record_crash(crash: _HandlerCrashed, request: SendMessageRequest, caller: Caller) -> _Sent:
+    if crash.is_new:
+        task = crash.task
+        update = TaskUpdate(task, is_new=True)
+    else:
+        task = store.get_task(str(crash.task.pk), caller, for_update=True)
+        check_follow_up(task, crash.message, caller)  # it may have changed meanwhile
+        update = TaskUpdate(task, artifacts=store.load_artifacts([task]).get(str(task.pk), []))
+    update.add_message(crash.message)
+    apply_resolution(update, crash.resolution)
+    update.save()
+    history = store.load_history([task], request.configuration.history_length)
+    wire = store.task_to_wire(task, history.get(str(task.pk), []), update.artifact_list())
+    return _Sent({"task": wire})
+
+
 @dataclass(slots=True)
 class _Sent:
     """What the transaction of a SendMessage produced."""
@@ -79,11 +111,17 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
     blocking send then waits for the task to be terminal or interrupted, at most
     ``BLOCKING_TIMEOUT`` seconds, and answers with the task as it is.
     """
-    with transaction.atomic():
-        if request.message.task_id:
-            sent = _continue_task(request, caller, version)
-        else:
-            sent = _start_task(request, caller, version)
+    try:
+        with transaction.atomic():
+            if request.message.task_id:
+                sent = _continue_task(request, caller, version)
+            else:
+                sent = _start_task(request, caller, version)
+    except _HandlerCrashed as crash:
+        # Everything the operation wrote, the handler's writes included, is rolled back;
+        # the failure itself is recorded now, in a transaction of its own.
+        with transaction.atomic():
+            sent = _record_crash(crash, request, caller)
     if sent.result is not None:
         return sent.result
     configuration = request.configuration
@@ -143,7 +181,7 @@ def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _S
         accepted_output_modes=configuration.accepted_output_modes,
         sink=InlineSink(update),
     )
-    resolution = resolve_outcome(run_handler(ctx), task_id=task_id, context_id=context_id)
+    resolution = _run_inline(ctx, task, is_new=True)
     if resolution.reply is not None:
         # A direct answer creates no task (and whatever the handler reported goes with it).
         resolution.reply.task_id = ""
@@ -228,7 +266,7 @@ def _continue_task(request: SendMessageRequest, caller: Caller, version: str) ->
         is_follow_up=True,
         sink=InlineSink(update),
     )
-    resolution = resolve_outcome(run_handler(ctx), task_id=task_id, context_id=task.context_id)
+    resolution = _run_inline(ctx, task, is_new=False)
     apply_resolution(update, resolution)
     update.save()
     history = store.trim_history(earlier + update.new_messages, configuration.history_length)

@@ -232,7 +232,7 @@ class InlineStart:
                 accepted_output_modes=self.request.configuration.accepted_output_modes,
                 sink=_LazySink(self),
             )
-            outcome = run_handler(ctx, savepoint=False)
+            outcome = run_handler(ctx)
             if outcome is None:
                 return
             resolution = resolve_outcome(

@@ -455,6 +455,15 @@ def _bad_return(ctx):
     return 42
 
 
+def _asks_then_explodes(ctx):
+    if not ctx.is_follow_up:
+        ctx.state["asked"] = True
+        return ctx.ask("Which day?", missing=["day"])
+    ctx.state["answered"] = True
+    get_user_model().objects.create(username="written-on-the-follow-up")
+    raise RuntimeError("database password is hunter2")
+
+
 class TestFailingSkill:
     @pytest.fixture
     def boom(self):
@@ -476,6 +485,29 @@ class TestFailingSkill:
         assert row.state == "TASK_STATE_FAILED"
         assert row.skill_id == "boom"
         assert TaskMessage.objects.filter(task=row).count() == 2
+
+    def test_exception_on_a_follow_up_fails_the_task_and_rolls_back(self, rpc):
+        spec = SkillSpec(
+            key="later", handler=_asks_then_explodes, name="Later", description="Explodes later"
+        )
+        with registered(spec):
+            Skill.objects.create(id="later", handler="later", name="Later", description="-")
+            asked = new_task(rpc, "go")
+            assert asked["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+            body = send(rpc, "monday", taskId=asked["id"])
+        task = body["result"]["task"]
+        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        assert texts(task["status"]["message"]) == [SAFE_FAILURE_TEXT]
+        assert "hunter2" not in str(body)
+        assert not get_user_model().objects.filter(username="written-on-the-follow-up").exists()
+        row = Task.objects.get(pk=task["id"])
+        # The follow-up message is kept; the crashed run's changes to the state are not.
+        assert [m["parts"][0]["text"] for m in task["history"] if m["role"] == USER] == [
+            "go",
+            "monday",
+        ]
+        assert row.skill_state == {"asked": True}
+        assert TaskMessage.objects.filter(task=row).count() == 4
 
     def test_bad_return_value_fails_the_task(self, rpc):
         spec = SkillSpec(key="bad", handler=_bad_return, name="Bad", description="Returns 42")
