@@ -81,11 +81,17 @@ def send(base: str, text: str, **configuration: Any) -> dict[str, Any]:
     return body["result"]["task"]
 
 
-@pytest.fixture
-def two_web_processes(start_web, start_worker, redis_url) -> tuple[str, str]:
-    env = {"A2A_NOTIFIER_REDIS_URL": redis_url}
-    start_worker(**env)
-    return start_web(**env), start_web(**env)
+@pytest.fixture(params=["redis", "database"])
+def two_web_processes(request, start_web, start_worker, redis_url) -> tuple[str, str]:
+    """Two web processes woken through Redis; or, for the database notifier, one process
+    serving both roles (its poller is per process, so one process is the fair test)."""
+    if request.param == "redis":
+        env = {"A2A_NOTIFIER_REDIS_URL": redis_url}
+        start_worker(**env)
+        return start_web(**env), start_web(**env)
+    start_worker()
+    base = start_web()
+    return base, base
 
 
 def test_stream_on_one_process_sees_a_workers_events(two_web_processes) -> None:
