@@ -228,7 +228,7 @@ get_task = route("GetTask", _task_query, allowed=("GET",))
 cancel_task = route("CancelTask", _cancel, allowed=("POST",))
 # The spec's text says POST, its proto says GET (spec reference A1): both are accepted.
 subscribe_to_task = route("SubscribeToTask", _subscribe, allowed=("GET", "POST"))
-_get_push_config = route("GetTaskPushNotificationConfig", _push_one, allowed=("GET", "DELETE"))
+_get_push_config = route("GetTaskPushNotificationConfig", _push_one, allowed=("GET",))
 _delete_push_config = route("DeleteTaskPushNotificationConfig", _push_one, allowed=("DELETE",))
 extended_agent_card = route("GetExtendedAgentCard", _empty, allowed=("GET",))
 
@@ -236,24 +236,24 @@ _create_push_config = route("CreateTaskPushNotificationConfig", _push_create, al
 _list_push_configs = route("ListTaskPushNotificationConfigs", _push_list, allowed=("GET",))
 
 
-@csrf_exempt
-def push_configs(request: HttpRequest, **kwargs: str) -> HttpResponse:
-    """``/tasks/{taskId}/pushNotificationConfigs``: POST creates, GET lists."""
-    if request.method == "GET":
-        return _list_push_configs(request, **kwargs)
-    if request.method == "POST":
-        return _create_push_config(request, **kwargs)
-    error = MethodNotAllowedError(f"{request.method} is not allowed here")
-    error.allow = "GET, POST"
-    return error_response(request, error)
+def by_method(**views: Callable) -> Callable:
+    """One URL, a view per HTTP method (``GET=…, POST=…``); others get 405 with Allow."""
+
+    @csrf_exempt
+    def view(request: HttpRequest, **kwargs: str) -> HttpResponse:
+        chosen = views.get(request.method or "")
+        if chosen is not None:
+            return chosen(request, **kwargs)
+        error = MethodNotAllowedError(f"{request.method} is not allowed here")
+        error.allow = ", ".join(views)
+        return error_response(request, error)
+
+    return view
 
 
-@csrf_exempt
-def push_config(request: HttpRequest, **kwargs: str) -> HttpResponse:
-    """``/tasks/{taskId}/pushNotificationConfigs/{id}``: GET reads, DELETE deletes."""
-    if request.method == "DELETE":
-        return _delete_push_config(request, **kwargs)
-    return _get_push_config(request, **kwargs)
+#: ``/tasks/{taskId}/pushNotificationConfigs`` and ``…/{id}``.
+push_configs = by_method(GET=_list_push_configs, POST=_create_push_config)
+push_config = by_method(GET=_get_push_config, DELETE=_delete_push_config)
 
 
 @csrf_exempt

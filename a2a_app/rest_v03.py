@@ -42,7 +42,7 @@ from .protocol.types import (
     TaskIdRequest,
 )
 from .protocol.versions import V0_3, negotiate
-from .rest import MethodNotAllowedError, _json_body, _response, error_response
+from .rest import MethodNotAllowedError, _json_body, _response, by_method, error_response
 from .transport import activate_extensions
 
 logger = logging.getLogger("a2a_app")
@@ -256,25 +256,10 @@ agent_card = route("GetAgentCard", _empty, allowed=("GET",))
 
 _create_push_config = route("CreateTaskPushNotificationConfig", _push_create, allowed=("POST",))
 _list_push_configs = route("ListTaskPushNotificationConfig", _push_list, allowed=("GET",))
-_get_push_config = route("GetTaskPushNotificationConfig", _push_one, allowed=("GET", "DELETE"))
+_get_push_config = route("GetTaskPushNotificationConfig", _push_one, allowed=("GET",))
 _delete_push_config = route("DeleteTaskPushNotificationConfig", _push_one, allowed=("DELETE",))
 
 
-@csrf_exempt
-def push_configs(request: HttpRequest, **kwargs: str) -> HttpResponse:
-    """``/v1/tasks/{id}/pushNotificationConfigs``: POST creates, GET lists."""
-    if request.method == "GET":
-        return _list_push_configs(request, **kwargs)
-    if request.method == "POST":
-        return _create_push_config(request, **kwargs)
-    error = MethodNotAllowedError(f"{request.method} is not allowed here")
-    error.allow = "GET, POST"
-    return error_response(request, error)
-
-
-@csrf_exempt
-def push_config(request: HttpRequest, **kwargs: str) -> HttpResponse:
-    """``/v1/tasks/{id}/pushNotificationConfigs/{cfg}``: GET reads, DELETE deletes."""
-    if request.method == "DELETE":
-        return _delete_push_config(request, **kwargs)
-    return _get_push_config(request, **kwargs)
+#: ``/v1/tasks/{id}/pushNotificationConfigs`` and ``…/{cfg}``.
+push_configs = by_method(GET=_list_push_configs, POST=_create_push_config)
+push_config = by_method(GET=_get_push_config, DELETE=_delete_push_config)
