@@ -62,3 +62,18 @@ check: $(VENV)/.run-deps
 
 clean:
 	rm -rf $(VENV) db.sqlite3* var
+
+# --- benchmarks (bench/; the report is docs/performance.md) -------------------------------
+.PHONY: bench bench-smoke
+
+## The benchmark suite: every case under uvicorn and gunicorn, report in docs/performance.md;
+## on PostgreSQL when DATABASE_URL points at it (e.g. postgres://postgres@127.0.0.1:5432/bench)
+bench: $(VENV)/.run-deps
+	$(PY) -m pip install --quiet -r bench/requirements.txt
+	-$(PY) -m pip install --quiet -r bench/requirements-sdk.txt
+	$(PY) -m bench.run $(BENCH_ARGS)
+
+## A few seconds of the suite (no thresholds, no report), for CI: so that it never rots
+bench-smoke: $(VENV)/.run-deps
+	$(PY) -m pip install --quiet -r bench/requirements.txt
+	$(PY) -m bench.run --smoke $(BENCH_ARGS)

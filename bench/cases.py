@@ -1,0 +1,161 @@
+"""The request cases: what wrk sends (bench/lua/), what each is compared with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+DEEP_OFFSET = 90_000
+BIG_CONTEXT_TASKS = 100_000
+LONG_HISTORY = 1000
+PAGE_SIZE = 50
+
+
+@dataclass
+class Context:
+    """What the cases of one server need: ids and tokens found before the load starts."""
+
+    base: str = ""
+    fresh_task: str = ""
+    etag: str = ""
+    long_task: str = ""
+    deep_token: str = ""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    title: str
+    script: str
+    args: Callable[[Context], list[str]]
+    #: The case whose req/s this one is compared with (same server process).
+    baseline: str | None = None
+    #: "fresh", "etag", "long", "big", "redis"
+    needs: tuple[str, ...] = ()
+    app: str = "bench"
+
+
+CARD = "/.well-known/agent-card.json"
+CASES = [
+    Case(
+        "bare-json",
+        "Bare Django view: JsonResponse",
+        "get.lua",
+        lambda c: ["/bench/json", "200", '"bare"'],
+    ),
+    Case("bare-insert", "Bare Django view: parse JSON, insert one row", "insert.lua", lambda c: []),
+    Case(
+        "card",
+        "Agent card (200)",
+        "get.lua",
+        lambda c: [CARD, "200", '"skills"'],
+        baseline="bare-json",
+    ),
+    Case(
+        "card-304",
+        "Agent card, If-None-Match (304)",
+        "get.lua",
+        lambda c: [CARD, "304", "-", c.etag],
+        baseline="bare-json",
+        needs=("etag",),
+    ),
+    Case(
+        "send",
+        "SendMessage, blocking, inline skill",
+        "rpc.lua",
+        lambda c: ["send", "TASK_STATE_COMPLETED&&echo: hello", "hello"],
+        baseline="bare-insert",
+    ),
+    Case(
+        "get-fresh",
+        "GetTask, fresh task, historyLength 10",
+        "rpc.lua",
+        lambda c: ["get", "TASK_STATE_COMPLETED&&echo: hello", c.fresh_task, "10"],
+        baseline="bare-json",
+        needs=("fresh",),
+    ),
+    Case(
+        "get-long",
+        f"GetTask, {LONG_HISTORY:,}-message task, historyLength 10",
+        "rpc.lua",
+        lambda c: [
+            "get",
+            f"TASK_STATE_COMPLETED&&bench history {LONG_HISTORY - 1}",
+            c.long_task,
+            "10",
+        ],
+        baseline="bare-json",
+        needs=("long",),
+    ),
+    Case(
+        "list-first",
+        f"ListTasks, first page ({PAGE_SIZE} of {BIG_CONTEXT_TASKS:,} in a context)",
+        "rpc.lua",
+        lambda c: [
+            "list",
+            f'TASK_STATE_COMPLETED&&"totalSize":{BIG_CONTEXT_TASKS}',
+            _big_context(),
+            str(PAGE_SIZE),
+        ],
+        baseline="bare-json",
+        needs=("big",),
+    ),
+    Case(
+        "list-deep",
+        f"ListTasks, deep page (from task {DEEP_OFFSET:,})",
+        "rpc.lua",
+        lambda c: [
+            "list",
+            f'TASK_STATE_COMPLETED&&"totalSize":{BIG_CONTEXT_TASKS}',
+            _big_context(),
+            str(PAGE_SIZE),
+            c.deep_token,
+        ],
+        baseline="bare-json",
+        needs=("big",),
+    ),
+    Case(
+        "send-bg",
+        "SendMessage returnImmediately, background skill (enqueue, Redis)",
+        "rpc.lua",
+        lambda c: ["send_bg", "TASK_STATE_SUBMITTED", "sleep 1"],
+        baseline="bare-insert",
+        needs=("redis",),
+    ),
+    Case(
+        "sdk-card",
+        "a2a-sdk: agent card (200)",
+        "get.lua",
+        lambda c: [CARD, "200", '"skills"'],
+        app="sdk",
+    ),
+    Case(
+        "sdk-send",
+        "a2a-sdk: SendMessage echo, in-memory store",
+        "rpc.lua",
+        lambda c: ["send", "TASK_STATE_COMPLETED&&echo: hello", "hello"],
+        app="sdk",
+    ),
+]
+CASES_BY_NAME = {case.name: case for case in CASES}
+WORKER_CASES = {
+    "webhooks": "Webhook deliveries per second, 2 worker processes, loopback receiver",
+    "stream-db": "Streaming delay, worker event → SSE client, database notifier",
+    "stream-redis": "Streaming delay, worker event → SSE client, Redis notifier",
+}
+BASELINES = ("bare-json", "bare-insert")
+SMOKE_CASES = ["card", "send"]
+SMOKE_SERVERS = ["uvicorn", "gunicorn-gthread"]
+GROUPS = {
+    "http": [c.name for c in CASES if c.app == "bench"],
+    "sdk": [c.name for c in CASES if c.app == "sdk"],
+    "workers": list(WORKER_CASES),
+    "streaming": ["stream-db", "stream-redis"],
+}
+GROUPS["all"] = GROUPS["http"] + GROUPS["sdk"] + GROUPS["workers"]
+
+
+def _big_context() -> str:
+    from bench.seed import BIG_CONTEXT
+
+    return BIG_CONTEXT
