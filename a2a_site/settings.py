@@ -34,8 +34,6 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Serves the admin's static files under uvicorn/gunicorn, with no web server in front.
-    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -103,9 +101,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "var" / "static"
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-# The demo serves static files straight from the apps, so `make run` needs no collectstatic.
-WHITENOISE_USE_FINDERS = True
+# The admin's static files are served by Django's static handlers wrapped around the
+# application in asgi.py and wsgi.py (no collectstatic, no web server in front). Every
+# middleware here is async-capable, so under ASGI requests don't hop between threads.
 
 LOGGING = {
     "version": 1,
