@@ -12,6 +12,7 @@ LUA = ROOT / "bench" / "lua"
 REPORT = ROOT / "docs" / "performance.md"
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/7")
 SQLITE_PATH = Path(os.environ.get("BENCH_SQLITE_PATH", "/tmp/a2a-bench.sqlite3"))
+LOCK_PATH = Path("/tmp/a2a-bench.lock")
 
 
 def database_url() -> str:

@@ -53,6 +53,8 @@ class Run:
     #: Hashes of the measured .py files at the start (bench.config.code_files), and the
     #: files changed since, as each phase started.
     code_files: dict[str, str] = field(default_factory=dict)
+    #: The machine and versions, read when the run started (see ``environment``).
+    environment: dict[str, dict[str, str]] = field(default_factory=dict)
     code_changes: dict[str, list[str]] = field(default_factory=dict)
     measurements: list[Measurement] = field(default_factory=list)
     worker_results: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -125,7 +127,7 @@ def machine() -> dict[str, str]:
     import psutil
 
     return {
-        "uname": " ".join(platform.uname()),
+        "uname": " ".join(part for part in platform.uname() if part),
         "cpu": f"{cpu}, {os.cpu_count()} logical CPUs",
         "memory": f"{psutil.virtual_memory().total / 2**30:.0f} GiB",
     }
@@ -180,8 +182,8 @@ def budget_cell(run: Run, deployment: str, case: str, ref: str, limit: float, ki
 def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
     from bench import procs
 
-    mach = machine()
-    vers = versions(db_url)
+    env = run.environment or environment(db_url)
+    mach, vers = env["machine"], env["versions"]
     db_label = (
         f"PostgreSQL {vers.get('PostgreSQL', '')} at {urlsplit(db_url).hostname} "
         f"(database `{urlsplit(db_url).path.lstrip('/')}`), psycopg pool"
@@ -203,7 +205,7 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
         "",
         "```sh",
         "export DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench",
-        "make bench              # the full suite (about 25 minutes); writes this file",
+        "make bench              # the full suite, 15+ minutes; writes this file",
         "make bench-smoke        # a few seconds per case, no thresholds, no report (CI)",
         ".venv/bin/python -m bench.run --cases send,get-long --servers uvicorn --report -",
         "```",
@@ -355,6 +357,21 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
             f"core on average while the cases ran, at most {worst.others * 100:.0f} % "
             f"({worst.deployment} {worst.case}); see the *others %* column."
         )
+    if notes or run.skipped:
+        lines += ["## Notes", ""]
+        lines += [f"- {note}" for note in notes]
+        lines += [f"- Skipped: {item}" for item in run.skipped]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def environment(db_url: str) -> dict[str, dict[str, str]]:
+    return {"machine": machine(), "versions": versions(db_url)}
+
+
+def setup_notes() -> list[str]:
+    """Facts about the measured site worth knowing when reading the numbers."""
+    notes = []
     sync_only = sync_only_middleware()
     if sync_only:
         notes.append(
@@ -363,12 +380,7 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
             + ". Under ASGI each one makes every request hop between the event loop and "
             "threads (asgiref), part of why uvicorn serves even the bare views slowly here."
         )
-    if notes or run.skipped:
-        lines += ["## Notes", ""]
-        lines += [f"- {note}" for note in notes]
-        lines += [f"- Skipped: {item}" for item in run.skipped]
-        lines.append("")
-    return "\n".join(lines)
+    return notes
 
 
 def sync_only_middleware() -> list[str]:

@@ -47,6 +47,7 @@ from bench.cases import (
     Context,
 )
 from bench.config import (
+    LOCK_PATH,
     LUA,
     REDIS_URL,
     REPORT,
@@ -59,7 +60,15 @@ from bench.config import (
     redis_client,
     redis_ok,
 )
-from bench.report import Measurement, Run, baseline_drift, fmt, render
+from bench.report import (
+    Measurement,
+    Run,
+    baseline_drift,
+    environment,
+    fmt,
+    render,
+    setup_notes,
+)
 
 # --- preparation ---------------------------------------------------------------------------
 
@@ -636,10 +645,33 @@ def rerender(opts: argparse.Namespace) -> int:
     return 0
 
 
+def take_lock() -> Any:
+    """One run at a time per machine: two would drop each other's database, flush each
+    other's broker and share the CPUs. The lock goes with the process."""
+    import fcntl
+
+    handle = LOCK_PATH.open("a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "?"
+        sys.exit(
+            f"bench: another run (pid {holder}) holds {LOCK_PATH}: it uses the same "
+            "database, Redis database and CPUs; wait for it to finish"
+        )
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
 def main(argv: list[str] | None = None) -> int:
     opts = parse_args(argv)
     if opts.render:
         return rerender(opts)
+    lock = take_lock()  # noqa: F841 (held until the process ends)
     ensure_wrk()
     run = Run(options={k: v for k, v in vars(opts).items()})
     run.started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -675,6 +707,8 @@ def main(argv: list[str] | None = None) -> int:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0, interactive=False)
+    run.environment = environment(db_url)
+    run.notes += setup_notes()
     if redis_ok():
         redis_client().flushdb()
 

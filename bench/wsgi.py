@@ -1,9 +1,13 @@
-"""WSGI entry point of the benchmarked site (gunicorn bench.wsgi:application)."""
+"""WSGI entry point of the benchmarked site (gunicorn bench.wsgi:application).
+
+The site's own entry point (``a2a_site.wsgi``), so the site is served exactly as deployed,
+with ``bench.settings`` instead of its settings.
+"""
 
 import os
 
-from django.core.wsgi import get_wsgi_application
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings")
 
-application = get_wsgi_application()
+from a2a_site.wsgi import application  # noqa: E402
+
+__all__ = ["application"]
