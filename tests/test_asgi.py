@@ -1,0 +1,229 @@
+"""a2a_app.asgi: Django's request handling, in one thread hop, on reused threads.
+
+The handler is driven in-process through the ASGI interface (as uvicorn calls it); the
+live-server integration tests serve the whole site through it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.test import override_settings
+from django.urls import path
+
+from a2a_app.asgi import ASGIHandler, ExecutorPool
+
+# --- views of this module's URLconf -------------------------------------------------------
+
+#: Thread ids that the views and middleware of the current test saw.
+seen: dict[str, list[int]] = {}
+
+
+def _see(name: str) -> None:
+    seen.setdefault(name, []).append(threading.get_ident())
+
+
+def thread_view(request: HttpRequest) -> HttpResponse:
+    _see("view")
+
+    async def back_on_the_loop() -> None:
+        # Thread-sensitive sync code called from async code called from this view must
+        # come back to this very thread (what Django's ORM relies on).
+        await sync_to_async(_see, thread_sensitive=True)("nested")
+
+    async_to_sync(back_on_the_loop)()
+    return JsonResponse({"thread": threading.get_ident()})
+
+
+gate = threading.Event()
+
+
+def waits_view(request: HttpRequest) -> HttpResponse:
+    return JsonResponse({"released": gate.wait(timeout=5)})
+
+
+def releases_view(request: HttpRequest) -> HttpResponse:
+    gate.set()
+    return JsonResponse({"released": True})
+
+
+async def async_view(request: HttpRequest) -> HttpResponse:
+    await asyncio.sleep(0)
+    return JsonResponse({"async": True})
+
+
+def stream_view(request: HttpRequest) -> StreamingHttpResponse:
+    async def events() -> AsyncIterator[bytes]:
+        for i in range(3):
+            await asyncio.sleep(0)
+            yield f"data: {i}\n\n".encode()
+
+    return StreamingHttpResponse(events(), content_type="text/event-stream")
+
+
+urlpatterns = [
+    path("thread", thread_view),
+    path("waits", waits_view),
+    path("releases", releases_view),
+    path("async", async_view),
+    path("stream", stream_view),
+]
+
+
+class SeeingMiddleware:
+    """An old-style (MiddlewareMixin-like) sync middleware recording its thread."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        _see("middleware")
+        response = self.get_response(request)
+        response["X-Seen"] = "yes"
+        return response
+
+
+# --- driving the handler --------------------------------------------------------------------
+
+
+async def call(app: Any, path_: str, method: str = "GET", body: bytes = b"") -> dict[str, Any]:
+    """One HTTP request through the ASGI app; the status, headers and whole body."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path_,
+        "raw_path": path_.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8000),
+    }
+    sent_body = False
+    done = asyncio.Event()
+    response: dict[str, Any] = {"body": b""}
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent_body
+        if not sent_body:
+            sent_body = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await done.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            response["status"] = message["status"]
+            response["headers"] = {k.decode().lower(): v.decode() for k, v in message["headers"]}
+        elif message["type"] == "http.response.body":
+            response["body"] += message.get("body", b"")
+            if not message.get("more_body"):
+                done.set()
+
+    await asyncio.wait_for(app(scope, receive, send), 10)
+    return response
+
+
+MIDDLEWARE = ["tests.test_asgi.SeeingMiddleware"]
+
+
+@pytest.fixture
+def app() -> ASGIHandler:
+    seen.clear()
+    gate.clear()
+    with override_settings(ROOT_URLCONF="tests.test_asgi", MIDDLEWARE=MIDDLEWARE):
+        yield ASGIHandler()
+
+
+def test_a_request_runs_its_middleware_and_view_on_one_thread(app):
+    response = asyncio.run(call(app, "/thread"))
+    assert response["status"] == 200
+    assert response["headers"]["x-seen"] == "yes"
+    thread = json.loads(response["body"])["thread"]
+    assert seen["middleware"] == seen["view"] == seen["nested"] == [thread]
+    assert thread != threading.get_ident()  # not the event loop's thread
+
+
+def test_threads_are_reused_across_requests(app):
+    async def three_in_a_row() -> list[int]:
+        return [json.loads((await call(app, "/thread"))["body"])["thread"] for _ in range(3)]
+
+    threads = asyncio.run(three_in_a_row())
+    assert len(set(threads)) == 1
+    assert app.executors.idle == 1
+
+
+def test_concurrent_requests_get_threads_of_their_own(app):
+    # The first view blocks its thread until the second one runs: on a shared thread
+    # this would time out.
+    async def both() -> list[dict[str, Any]]:
+        first = asyncio.create_task(call(app, "/waits"))
+        await asyncio.sleep(0.05)
+        return [await call(app, "/releases"), await first]
+
+    released, waited = asyncio.run(both())
+    assert json.loads(waited["body"]) == {"released": True}
+    assert released["status"] == 200
+    assert app.executors.idle == 2
+
+
+def test_async_views_and_async_streams_work(app):
+    async def both() -> tuple[dict[str, Any], dict[str, Any]]:
+        return await call(app, "/async"), await call(app, "/stream")
+
+    plain, stream = asyncio.run(both())
+    assert json.loads(plain["body"]) == {"async": True}
+    assert plain["headers"]["x-seen"] == "yes"
+    assert stream["body"] == b"data: 0\n\ndata: 1\n\ndata: 2\n\n"
+
+
+def test_errors_are_django_responses(app):
+    response = asyncio.run(call(app, "/nowhere"))
+    assert response["status"] == 404
+
+
+def test_the_pool_keeps_a_bounded_number_of_idle_threads():
+    pool = ExecutorPool(max_idle=2)
+    borrowed = [pool.borrow() for _ in range(4)]
+    assert len({id(e) for e in borrowed}) == 4
+    for executor in borrowed:
+        pool.give_back(executor)
+    assert pool.idle == 2
+    assert borrowed[2]._shutdown and borrowed[3]._shutdown
+    assert pool.borrow() is borrowed[1]  # the warmest first
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_site_answers_a2a_through_it(settings):
+    from a2a_site.asgi import application
+
+    async def card_and_send() -> tuple[dict[str, Any], dict[str, Any]]:
+        card = await call(application, "/.well-known/agent-card.json")
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "SendMessage",
+                "params": {
+                    "message": {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+                },
+            }
+        ).encode()
+        return card, await call(application, "/a2a/jsonrpc", "POST", body)
+
+    card, sent = asyncio.run(card_and_send())
+    assert card["status"] == 200
+    assert json.loads(card["body"])["capabilities"]["streaming"] is True
+    assert card["headers"]["x-frame-options"] == "DENY"  # the site's middleware ran
+    result = json.loads(sent["body"])
+    assert "result" in result, result
