@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from . import rows
 from .models import Delivery, PushConfig, Task, TaskArtifact, TaskEvent, TaskMessage
 from .protocol.types import Artifact, Message, Part, TaskState
 from .signals import artifact_added, task_status_changed
@@ -114,32 +115,37 @@ class TaskUpdate:
         task.artifact_count += len(new_artifacts)
         replaced = self._replace_push_configs()
         task.push_config_count += len(self._push_configs)
-        if self.is_new:
-            task.save(force_insert=True)
-        else:
-            task.save(update_fields=_TASK_FIELDS)
-        if self._messages:
-            TaskMessage.objects.bulk_create(
-                TaskMessage(
-                    task=task,
-                    position=first_message + i,
-                    message_id=body["messageId"],
-                    role=body["role"],
-                    body=body,
-                )
-                for i, body in enumerate(self._messages)
+        messages = [
+            TaskMessage(
+                task=task,
+                position=first_message + i,
+                message_id=body["messageId"],
+                role=body["role"],
+                body=body,
             )
-        if new_artifacts:
-            TaskArtifact.objects.bulk_create(
-                TaskArtifact(
-                    task=task,
-                    position=first_artifact + i,
-                    artifact_id=body["artifactId"],
-                    name=body.get("name", ""),
-                    body=body,
-                )
-                for i, body in enumerate(new_artifacts)
+            for i, body in enumerate(self._messages)
+        ]
+        artifacts = [
+            TaskArtifact(
+                task=task,
+                position=first_artifact + i,
+                artifact_id=body["artifactId"],
+                name=body.get("name", ""),
+                body=body,
             )
+            for i, body in enumerate(new_artifacts)
+        ]
+        events = [
+            TaskEvent(task=task, sequence=first_event + i + 1, kind=kind, body=body)
+            for i, (kind, body) in enumerate(self._events)
+        ]
+        # Events last: deliveries below refer to them by their new primary keys.
+        rows.write(
+            task,
+            is_new=self.is_new,
+            update_fields=_TASK_FIELDS,
+            batches=[messages, artifacts, events],
+        )
         for body in changed_artifacts:
             TaskArtifact.objects.filter(task=task, artifact_id=body["artifactId"]).update(
                 body=body, name=body.get("name", "")
@@ -149,12 +155,6 @@ class TaskUpdate:
             config.save()
         for config in replaced:
             config.save()
-        events = []
-        if self._events:
-            events = TaskEvent.objects.bulk_create(
-                TaskEvent(task=task, sequence=first_event + i + 1, kind=kind, body=body)
-                for i, (kind, body) in enumerate(self._events)
-            )
         configs = self._queue_deliveries(events)
         transaction.on_commit(lambda: self._after_commit(configs))
 
