@@ -183,8 +183,7 @@ def parse_timestamp(value: Any, path: str) -> datetime:
 
 def format_timestamp(value: datetime) -> str:
     """UTC, millisecond precision, ``Z`` suffix (spec §5.6.1)."""
-    value = value.astimezone(UTC)
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _normalize_base64(value: Any, path: str) -> str:
