@@ -14,9 +14,11 @@ CTEs ahead of the last INSERT, each table's rows passed as one JSON array that
 One parameter per table keeps the binding cheap (one ``json.dumps``, no per-value
 quoting). The parts of one statement run against one snapshot in an unspecified order;
 that is safe here because no part reads another's rows and Django creates PostgreSQL
-foreign keys ``DEFERRABLE INITIALLY DEFERRED`` (checked at commit). Values go through
-each field's ``pre_save`` and ``get_prep_value``, then PostgreSQL's input functions read
-them from JSON text (timestamps as ISO 8601, UUIDs as strings, JSON fields as JSON).
+foreign keys ``DEFERRABLE INITIALLY DEFERRED`` (checked at commit). The task's values
+go through each field's ``pre_save`` and ``get_prep_value``; the new rows are given as
+plain dicts of attribute values (no model instances: building five of them cost as much
+as the statement), JSON-ready but for datetimes, UUIDs and Decimals, which are written as
+strings. PostgreSQL's input functions read them back from the JSON text.
 Like ``bulk_create``, no ``pre_save``/``post_save`` model signals are sent: a2a_app's own
 signals (``a2a_app.signals``) say what happened to a task.
 
@@ -37,36 +39,41 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.models import Field
 
+#: New rows of one model, as ``{attname: value}`` dicts; fields left out get their default.
+Rows = tuple[type[models.Model], Sequence[dict[str, Any]]]
+
 
 def write(
     instance: models.Model,
     *,
     is_new: bool,
     update_fields: Sequence[str],
-    batches: Sequence[Sequence[models.Model]],
-) -> None:
-    """Insert (or update ``update_fields`` of) ``instance``, then insert each batch.
+    tables: Sequence[Rows],
+) -> list[Any]:
+    """Insert (or update ``update_fields`` of) ``instance``, then the rows of each table.
 
-    A batch is new instances of one model. The last batch's instances get their
-    database-made primary keys (what a following write may refer to).
+    Returns the primary keys of the last table's new rows, in order (what a following
+    write may refer to).
     """
-    batches = [batch for batch in batches if batch]
+    tables = [(model, rows) for model, rows in tables if rows]
     connection = connections[DEFAULT_DB_ALIAS]  # the wrapper itself, not the proxy
     if connection.vendor != "postgresql":
         if is_new:
             instance.save(force_insert=True)
         else:
             instance.save(update_fields=update_fields)
-        for batch in batches:
-            type(batch[0]).objects.bulk_create(batch)
-        return
-    parts = [_insert([instance]) if is_new else _update(instance, update_fields)]
-    parts.extend(_insert(batch) for batch in batches)
-    last = batches[-1] if batches else []
-    returning = bool(last) and _makes_its_key(last[0])
+        keys: list[Any] = []
+        for model, rows in tables:
+            created = model.objects.bulk_create([model(**row) for row in rows])
+            keys = [obj.pk for obj in created]
+        return keys
+    parts = [_insert_instance(instance) if is_new else _update(instance, update_fields)]
+    parts.extend(_insert_rows(model, rows) for model, rows in tables)
     *ctes, (sql, main_params) = parts
+    pk = tables[-1][0]._meta.pk if tables else None
+    returning = pk is not None and pk.db_returning
     if returning:
-        sql += f" RETURNING {_quote(last[0]._meta.pk.column)}"
+        sql += f" RETURNING {_quote(pk.column)}"
     params: list[Any] = []
     if ctes:
         sql = "WITH " + ", ".join(f"w{i} AS ({s})" for i, (s, _) in enumerate(ctes)) + " " + sql
@@ -75,25 +82,16 @@ def write(
     params.extend(main_params)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        if returning:
-            pk = last[0]._meta.pk
-            # PostgreSQL returns the rows of one INSERT ... SELECT in insertion order
-            # (bulk_create relies on this too).
-            for obj, (value,) in zip(last, cursor.fetchall(), strict=True):
-                setattr(obj, pk.attname, value)
-    for obj in (instance, *(obj for batch in batches for obj in batch)):
-        obj._state.adding = False
-        obj._state.db = connection.alias
+        # PostgreSQL returns the rows of one INSERT ... SELECT in insertion order
+        # (bulk_create relies on this too).
+        keys = [value for (value,) in cursor.fetchall()] if returning else []
+    instance._state.adding = False
+    instance._state.db = connection.alias
+    return keys
 
 
 def _quote(name: str) -> str:
     return connections[DEFAULT_DB_ALIAS].ops.quote_name(name)
-
-
-def _makes_its_key(obj: models.Model) -> bool:
-    """The database makes this instance's primary key (an AutoField not yet set)."""
-    pk = obj._meta.pk
-    return pk.db_returning and getattr(obj, pk.attname) is None
 
 
 def _json_default(value: Any) -> Any:
@@ -104,17 +102,16 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} cannot be written as JSON")
 
 
-def _rows_json(objs: Sequence[models.Model], fields: Sequence[Field], add: bool) -> str:
-    rows = [{f.column: f.get_prep_value(f.pre_save(obj, add)) for f in fields} for obj in objs]
+def _dumps(rows: list[dict[str, Any]]) -> str:
     return json.dumps(rows, default=_json_default, separators=(",", ":"))
 
 
 @cache
-def _insert_sql(model: type[models.Model], with_pk: bool) -> tuple[list[Field], str]:
+def _insert_sql(model: type[models.Model], with_pk: bool) -> tuple[tuple[Field, ...], str]:
     """The fields an INSERT writes (a database-made key only if given) and its SQL."""
-    fields = [
+    fields = tuple(
         f for f in model._meta.concrete_fields if with_pk or not (f.primary_key and f.db_returning)
-    ]
+    )
     table = _quote(model._meta.db_table)
     columns = ", ".join(_quote(f.column) for f in fields)
     sql = (
@@ -124,9 +121,22 @@ def _insert_sql(model: type[models.Model], with_pk: bool) -> tuple[list[Field], 
     return fields, sql
 
 
-def _insert(objs: Sequence[models.Model]) -> tuple[str, list[Any]]:
-    fields, sql = _insert_sql(type(objs[0]), not _makes_its_key(objs[0]))
-    return sql, [_rows_json(objs, fields, add=True)]
+def _insert_instance(obj: models.Model) -> tuple[str, list[Any]]:
+    pk = obj._meta.pk
+    fields, sql = _insert_sql(type(obj), not (pk.db_returning and obj.pk is None))
+    row = {f.column: f.get_prep_value(f.pre_save(obj, True)) for f in fields}
+    return sql, [_dumps([row])]
+
+
+def _insert_rows(
+    model: type[models.Model], rows: Sequence[dict[str, Any]]
+) -> tuple[str, list[Any]]:
+    fields, sql = _insert_sql(model, False)
+    values = [
+        {f.column: row[f.attname] if f.attname in row else f.get_default() for f in fields}
+        for row in rows
+    ]
+    return sql, [_dumps(values)]
 
 
 def _update(obj: models.Model, field_names: Sequence[str]) -> tuple[str, list[Any]]:
@@ -139,4 +149,5 @@ def _update(obj: models.Model, field_names: Sequence[str]) -> tuple[str, list[An
         f"FROM jsonb_populate_recordset(NULL::{table}, %s::jsonb) AS new "
         f"WHERE {table}.{_quote(meta.pk.column)} = %s"
     )
-    return sql, [_rows_json([obj], fields, add=False), str(obj.pk)]
+    row = {f.column: f.get_prep_value(f.pre_save(obj, False)) for f in fields}
+    return sql, [_dumps([row]), str(obj.pk)]

@@ -116,36 +116,38 @@ class TaskUpdate:
         replaced = self._replace_push_configs()
         task.push_config_count += len(self._push_configs)
         messages = [
-            TaskMessage(
-                task=task,
-                position=first_message + i,
-                message_id=body["messageId"],
-                role=body["role"],
-                body=body,
-            )
+            {
+                "task_id": task.pk,
+                "position": first_message + i,
+                "message_id": body["messageId"],
+                "role": body["role"],
+                "body": body,
+            }
             for i, body in enumerate(self._messages)
         ]
         artifacts = [
-            TaskArtifact(
-                task=task,
-                position=first_artifact + i,
-                artifact_id=body["artifactId"],
-                name=body.get("name", ""),
-                body=body,
-            )
+            {
+                "task_id": task.pk,
+                "position": first_artifact + i,
+                "artifact_id": body["artifactId"],
+                "name": body.get("name", ""),
+                "body": body,
+            }
             for i, body in enumerate(new_artifacts)
         ]
         events = [
-            TaskEvent(task=task, sequence=first_event + i + 1, kind=kind, body=body)
+            {"task_id": task.pk, "sequence": first_event + i + 1, "kind": kind, "body": body}
             for i, (kind, body) in enumerate(self._events)
         ]
-        # Events last: deliveries below refer to them by their new primary keys.
-        rows.write(
+        # Events last: the deliveries below refer to them by their new primary keys.
+        event_ids = rows.write(
             task,
             is_new=self.is_new,
             update_fields=_TASK_FIELDS,
-            batches=[messages, artifacts, events],
+            tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
         )
+        if not events:
+            event_ids = []
         for body in changed_artifacts:
             TaskArtifact.objects.filter(task=task, artifact_id=body["artifactId"]).update(
                 body=body, name=body.get("name", "")
@@ -155,7 +157,7 @@ class TaskUpdate:
             config.save()
         for config in replaced:
             config.save()
-        configs = self._queue_deliveries(events)
+        configs = self._queue_deliveries(event_ids)
         transaction.on_commit(lambda: self._after_commit(configs))
 
     def _replace_push_configs(self) -> list[PushConfig]:
@@ -202,13 +204,13 @@ class TaskUpdate:
         changed = [current[i] for i in touched if i in stored]
         return new, changed
 
-    def _queue_deliveries(self, events: list[TaskEvent]) -> list[int]:
-        if not events or not self.task.push_config_count:
+    def _queue_deliveries(self, event_ids: list[int]) -> list[int]:
+        if not event_ids or not self.task.push_config_count:
             return []
         configs = list(PushConfig.objects.filter(task=self.task).only("pk", "url"))
         Delivery.objects.bulk_create(
-            Delivery(task=self.task, config=config, event=event, url=config.url)
-            for event in events
+            Delivery(task=self.task, config=config, event_id=event_id, url=config.url)
+            for event_id in event_ids
             for config in configs
         )
         return [config.pk for config in configs]

@@ -45,15 +45,27 @@ def test_a_new_task_and_its_rows_read_back_as_written():
     task = new_task(message_count=2, event_count=1, artifact_count=1)
     body = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "Grüße, 'quoted' \"x\""}]}
     messages = [
-        TaskMessage(task=task, position=i, message_id=f"m{i}", role="ROLE_USER", body=body)
+        {
+            "task_id": task.pk,
+            "position": i,
+            "message_id": f"m{i}",
+            "role": "ROLE_USER",
+            "body": body,
+        }
         for i in range(2)
     ]
     artifacts = [
-        TaskArtifact(task=task, position=0, artifact_id="a1", name="n", body={"artifactId": "a1"})
+        {"task_id": task.pk, "position": 0, "artifact_id": "a1", "body": {"artifactId": "a1"}}
     ]
-    events = [TaskEvent(task=task, sequence=1, kind="status", body={"statusUpdate": {}})]
+    events = [{"task_id": task.pk, "sequence": 1, "kind": "status", "body": {"statusUpdate": {}}}]
+    before = datetime.now(UTC)
     with transaction.atomic(), CaptureQueriesContext(connection) as captured:
-        rows.write(task, is_new=True, update_fields=[], batches=[messages, artifacts, events])
+        keys = rows.write(
+            task,
+            is_new=True,
+            update_fields=[],
+            tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
+        )
 
     # One statement on PostgreSQL; the ORM's four elsewhere.
     assert len(writes(captured)) == (1 if connection.vendor == "postgresql" else 4)
@@ -61,22 +73,33 @@ def test_a_new_task_and_its_rows_read_back_as_written():
     for field in Task._meta.concrete_fields:
         assert getattr(stored, field.attname) == getattr(task, field.attname), field.name
     assert stored.enqueued_at is None and stored.background is False
-    assert [m.body for m in TaskMessage.objects.filter(task=task)] == [body, body]
-    assert TaskArtifact.objects.get(task=task).body == {"artifactId": "a1"}
-    # The last batch gets the keys the database made, in order.
-    assert events[0].pk == TaskEvent.objects.get(task=task).pk
-    assert all(not obj._state.adding for obj in [task, *messages, *events])
+    assert not task._state.adding
+    stored_messages = list(TaskMessage.objects.filter(task=task))
+    assert [(m.position, m.message_id, m.body) for m in stored_messages] == [
+        (0, "m0", body),
+        (1, "m1", body),
+    ]
+    # Fields a row leaves out get their defaults.
+    artifact = TaskArtifact.objects.get(task=task)
+    assert (artifact.name, artifact.body) == ("", {"artifactId": "a1"})
+    assert before <= artifact.created_at <= datetime.now(UTC)
+    # The last table's keys, as the database made them.
+    assert keys == [TaskEvent.objects.get(task=task).pk]
 
 
-def test_the_last_batch_gets_its_keys_in_order():
+def test_the_last_table_gets_its_keys_in_order():
     task = new_task()
-    events = [TaskEvent(task=task, sequence=i, kind="status", body={"n": i}) for i in range(1, 6)]
+    events = [
+        {"task_id": task.pk, "sequence": i, "kind": "status", "body": {"n": i}} for i in range(1, 6)
+    ]
     with transaction.atomic():
-        rows.write(task, is_new=True, update_fields=[], batches=[[], events])
-    assert [e.pk for e in events] == list(
+        keys = rows.write(
+            task, is_new=True, update_fields=[], tables=[(TaskMessage, []), (TaskEvent, events)]
+        )
+    assert keys == list(
         TaskEvent.objects.filter(task=task).order_by("sequence").values_list("pk", flat=True)
     )
-    assert len({e.pk for e in events}) == 5
+    assert len(set(keys)) == 5
 
 
 def test_an_update_writes_only_the_named_fields():
@@ -85,13 +108,19 @@ def test_an_update_writes_only_the_named_fields():
     later = task.status_timestamp + timedelta(seconds=3)
     task.state, task.status_timestamp, task.status_message = "TASK_STATE_COMPLETED", later, None
     task.skill_id = "changed-but-not-named"
-    message = TaskMessage(task=task, position=0, message_id="m", role="ROLE_AGENT", body={})
+    message = {
+        "task_id": task.pk,
+        "position": 0,
+        "message_id": "m",
+        "role": "ROLE_AGENT",
+        "body": {},
+    }
     with transaction.atomic():
-        rows.write(
+        keys = rows.write(
             task,
             is_new=False,
             update_fields=["state", "status_timestamp", "status_message"],
-            batches=[[message]],
+            tables=[(TaskMessage, [message])],
         )
     stored = Task.objects.get(pk=task.pk)
     assert (stored.state, stored.status_timestamp, stored.status_message) == (
@@ -100,16 +129,16 @@ def test_an_update_writes_only_the_named_fields():
         None,
     )
     assert stored.skill_id == "echo"
-    assert TaskMessage.objects.filter(task=task).count() == 1
+    assert keys == [TaskMessage.objects.get(task=task).pk]
 
 
 def test_a_failing_write_leaves_nothing():
     task = new_task()
     twins = [
-        TaskMessage(task=task, position=0, message_id=f"m{i}", role="ROLE_USER", body={})
+        {"task_id": task.pk, "position": 0, "message_id": f"m{i}", "role": "ROLE_USER", "body": {}}
         for i in range(2)
     ]
     with pytest.raises(IntegrityError), transaction.atomic():
-        rows.write(task, is_new=True, update_fields=[], batches=[twins])
+        rows.write(task, is_new=True, update_fields=[], tables=[(TaskMessage, twins)])
     assert not Task.objects.filter(pk=task.pk).exists()
     assert not TaskMessage.objects.filter(task_id=task.pk).exists()
