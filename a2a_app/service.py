@@ -98,6 +98,9 @@ class _Sent:
     result: JSON | None = None
     #: A background task to wait for (blocking send) before answering.
     background_task_id: str = ""
+    #: The background task as just submitted, when that is its whole story (a new task):
+    #: the answer to a ``returnImmediately`` send, with no need to read it back.
+    submitted: JSON | None = None
 
 
 # --- SendMessage ------------------------------------------------------------------------
@@ -125,6 +128,8 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
     if sent.result is not None:
         return sent.result
     configuration = request.configuration
+    if configuration.return_immediately and sent.submitted is not None:
+        return {"task": sent.submitted}
     if not configuration.return_immediately:
         runner.wait_until_settled(sent.background_task_id, a2a_settings.BLOCKING_TIMEOUT)
     task = Task.objects.get(pk=sent.background_task_id)
@@ -167,7 +172,10 @@ def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _S
     if push_config is not None:
         update.add_push_config(push_config)
     if background:
-        return _submit(update)
+        sent = _submit(update)
+        history = store.trim_history(update.new_messages, configuration.history_length)
+        sent.submitted = store.task_to_wire(task, history, [])
+        return sent
 
     ctx = SkillContext(
         message=message,
