@@ -17,6 +17,7 @@ from typing import Any
 from django.core.signals import setting_changed
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.http import http_date
 
 from .conf import a2a_settings
 from .protocol import v03
@@ -32,6 +33,8 @@ class RenderedCard:
     body: bytes
     etag: str
     last_modified: datetime
+    #: The Last-Modified header's value, formatted once.
+    last_modified_header: str
 
 
 _cache: dict[tuple[Any, str, bool], RenderedCard] = {}
@@ -113,10 +116,12 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
     body = json.dumps(card, separators=(",", ":")).encode()
     # Settings changes take a restart, so the card is never older than this process.
     last_modified = max(catalogue.version or _STARTED_AT, _STARTED_AT)
+    last_modified = last_modified.replace(microsecond=0)
     rendered = RenderedCard(
         body=body,
         etag='"' + hashlib.sha256(body).hexdigest()[:32] + '"',
-        last_modified=last_modified.replace(microsecond=0),
+        last_modified=last_modified,
+        last_modified_header=http_date(last_modified.timestamp()),
     )
     with _lock:
         if len(_cache) > 64:  # many Host headers: don't grow without bound

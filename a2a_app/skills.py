@@ -129,9 +129,17 @@ class _CatalogueCache:
 _cache = _CatalogueCache()
 
 
+_conformance: tuple[Any, Catalogue] | None = None
+
+
 def conformance_catalogue() -> Catalogue:
+    """The built-in conformance skill alone (rebuilt only if its registration changes)."""
+    global _conformance
     spec = registry.get("conformance")
-    return Catalogue(version=None, skills=(SkillInfo.from_spec(spec),) if spec else ())
+    if _conformance is None or _conformance[0] is not spec:
+        catalogue = Catalogue(version=None, skills=(SkillInfo.from_spec(spec),) if spec else ())
+        _conformance = (spec, catalogue)
+    return _conformance[1]
 
 
 def get_catalogue() -> Catalogue:

@@ -15,7 +15,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.cache import patch_vary_headers
-from django.utils.http import http_date, parse_http_date_safe
+from django.utils.http import parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
 
 from . import auth, streams
@@ -135,7 +135,7 @@ def agent_card(request: HttpRequest) -> HttpResponse:
     else:
         response = HttpResponse(card.body, content_type="application/json")
     response["ETag"] = card.etag
-    response["Last-Modified"] = http_date(card.last_modified.timestamp())
+    response["Last-Modified"] = card.last_modified_header
     response["Cache-Control"] = f"public, max-age={a2a_settings.CARD_MAX_AGE}"
     # The card is public; browser-based agents and inspectors may read it.
     response["Access-Control-Allow-Origin"] = "*"
