@@ -64,6 +64,7 @@ from bench.report import (
     Measurement,
     Run,
     baseline_drift,
+    combine,
     environment,
     fmt,
     render,
@@ -257,13 +258,18 @@ def settle(base: str, counting: bool, limit: float = 30) -> dict[str, int] | Non
 
 
 def measure(
-    server: Any, case: Case, ctx: Context, opts: argparse.Namespace, db: str | None
+    server: Any,
+    case: Case,
+    ctx: Context,
+    opts: argparse.Namespace,
+    db: str | None,
+    warm: bool = True,
 ) -> Measurement:
     from bench import procs
 
     m = Measurement(case.name, server.deployment.name)
     run_id = f"b{uuid.uuid4().hex[:10]}"
-    if opts.warmup > 0:
+    if warm and opts.warmup > 0:
         warm = run_wrk(server.base, case, ctx, opts.warmup, opts.connections, run_id + "w")
         m.failures += [f"warm-up: {f}" for f in wrk_failures(warm)]
     counting = case.app == "bench"
@@ -275,7 +281,7 @@ def measure(
     pg_before = procs.postgres_cpu(db) if db else None
     machine_before, wrk_before = busy_cpu(), children_cpu()
     started = time.monotonic()
-    result = run_wrk(server.base, case, ctx, opts.duration, opts.connections, run_id)
+    result = run_wrk(server.base, case, ctx, opts.duration / opts.rounds, opts.connections, run_id)
     wall = time.monotonic() - started
     machine, wrk_cpu = busy_cpu() - machine_before, children_cpu() - wrk_before
     # Requests wrk left in flight still run: wait for them, and count what the server did
@@ -374,38 +380,44 @@ def run_http(
     db_url: str,
     seeded: dict[str, str],
     logdir: Path,
+    companion: Any = None,
+    companion_cases: list[Case] | None = None,
 ) -> None:
+    """Measure ``cases`` on one server in ``opts.rounds`` interleaved rounds.
+
+    Each round measures every case for ``duration / rounds`` seconds, in order, so that
+    a case and its baseline see the same drift of the machine; ``companion`` (the
+    a2a-sdk server, already running) has its cases measured in the same rounds.
+    """
     from bench import procs
 
     deployment = procs.DEPLOYMENTS[deployment_name]
     env = server_env(db_url)
     db = urlsplit(db_url).path.lstrip("/") if is_postgres(db_url) else None
-    log(f"\n== {deployment.label}")
+    log(
+        f"\n== {deployment.label}" + (f", beside {companion.deployment.label}" if companion else "")
+    )
     note_code_change(run, deployment.name)
     server = procs.start_server(deployment, env, logdir, deployment.name)
     try:
         needs = {need for case in cases for need in case.needs}
         ctx = prepare_context(server.base, needs, seeded)
-        for case in cases:
-            best = None
-            for attempt in range(1 + opts.busy_retries):
-                if "redis" in case.needs:
-                    redis_client().flushdb()
-                m = measure(server, case, ctx, opts, db)
-                status = "FAILED: " + "; ".join(m.failures) if m.failures else "ok"
-                log(
-                    f"  {case.name:<12} {m.rps:8.1f} req/s  p50 {m.p50_ms:7.1f} ms  "
-                    f"p99 {m.p99_ms:7.1f} ms  cpu {fmt(m.cpu_ms, 2)} ms/req  "
-                    f"queries {fmt(m.queries, 1)}  others {fmt(m.others * 100, 0)} %  {status}"
-                )
-                if m.failures:
-                    best = m
-                    break
-                if best is None or (m.others or 0) < (best.others or 0):
-                    best = m
-                if (m.others or 0) <= BUSY_LIMIT or attempt == opts.busy_retries:
-                    break
-                log(f"  {case.name}: other processes were busy; measuring again")
+        plan = [(server, case, ctx, "") for case in cases]
+        if companion is not None:
+            companion_ctx = prepare_context(companion.base, set(), seeded)
+            plan += [(companion, c, companion_ctx, deployment_name) for c in companion_cases or []]
+        slices: dict[str, list[Measurement]] = {case.name: [] for _, case, _, _ in plan}
+        for round_index in range(opts.rounds):
+            if opts.rounds > 1:
+                log(f"  round {round_index + 1} of {opts.rounds}")
+            for target, case, case_ctx, alongside in plan:
+                if any(m.failures for m in slices[case.name]):
+                    continue
+                m = measure_slice(target, case, case_ctx, opts, db, warm=round_index == 0)
+                m.alongside = alongside
+                slices[case.name].append(m)
+        for _, case, _, _ in plan:
+            best = combine(slices[case.name])
             run.measurements.append(best)
             if best.failures:
                 run.failures.append(f"{deployment.name} {case.name}: " + "; ".join(best.failures))
@@ -416,6 +428,32 @@ def run_http(
         run.notes.append(f"{deployment.name}: {drift}")
     for problem in server_log_problems(server):
         run.failures.append(f"{deployment.name}: {problem}")
+
+
+def measure_slice(
+    server: Any, case: Case, ctx: Context, opts: argparse.Namespace, db: str | None, warm: bool
+) -> Measurement:
+    """One round of a case; measured again when other processes were busy meanwhile."""
+    best = None
+    for attempt in range(1 + opts.busy_retries):
+        if "redis" in case.needs:
+            redis_client().flushdb()
+        m = measure(server, case, ctx, opts, db, warm=warm and attempt == 0)
+        status = "FAILED: " + "; ".join(m.failures) if m.failures else "ok"
+        log(
+            f"  {case.name:<12} {m.rps:8.1f} req/s  p50 {m.p50_ms:7.1f} ms  "
+            f"p99 {m.p99_ms:7.1f} ms  cpu {fmt(m.cpu_ms, 2)} ms/req  "
+            f"queries {fmt(m.queries, 1)}  others {fmt(m.others * 100, 0)} %  {status}"
+        )
+        if m.failures:
+            return m
+        if best is None or (m.others or 0) < (best.others or 0):
+            best = m
+        if (m.others or 0) <= BUSY_LIMIT:
+            break
+        if attempt < opts.busy_retries:
+            log(f"  {case.name}: other processes were busy; measuring again")
+    return best
 
 
 # --- worker cases -------------------------------------------------------------------------
@@ -559,6 +597,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--duration", type=float, help="seconds per case (default 15)")
     parser.add_argument("--warmup", type=float, help="warm-up seconds per case (default 2)")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        help="interleaved rounds the duration is split into (default 3; 1 with --smoke)",
+    )
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--webhook-tasks", type=int, help="tasks with a push config (default 500)")
     parser.add_argument("--streams", type=int, help="concurrent SSE streams (default 48)")
@@ -597,6 +640,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     smoke = args.smoke
     args.duration = args.duration or (2 if smoke else 15)
     args.warmup = args.warmup if args.warmup is not None else (0 if smoke else 2)
+    args.rounds = max(1, args.rounds or (1 if smoke else 3))
     args.quiet_wait = args.quiet_wait if args.quiet_wait is not None else (0 if smoke else 20)
     args.busy_retries = args.busy_retries if args.busy_retries is not None else (0 if smoke else 1)
     args.webhook_tasks = args.webhook_tasks or (20 if smoke else 500)
@@ -684,8 +728,10 @@ def main(argv: list[str] | None = None) -> int:
     log(f"bench: database {db_url}, logs in {logdir}")
 
     http = [CASES_BY_NAME[n] for n in opts.case_names if n in CASES_BY_NAME]
-    site_cases = [c for c in http if c.app == "bench"]
     sdk_cases = [c for c in http if c.app == "sdk"]
+    # The SDK's cases are compared with a2a_app's same cases, measured beside them.
+    counterparts = [CASES_BY_NAME[c.name.removeprefix("sdk-")] for c in sdk_cases]
+    site_cases = list(dict.fromkeys([*(c for c in http if c.app == "bench"), *counterparts]))
     workers = [n for n in opts.case_names if n in WORKER_CASES]
     needs = {need for case in site_cases for need in case.needs}
     if (workers or "redis" in needs) and not redis_ok():
@@ -735,13 +781,31 @@ def main(argv: list[str] | None = None) -> int:
             wanted = {c.baseline for c in site_cases} | {c.name for c in site_cases}
             order = [CASES_BY_NAME[b] for b in BASELINES if b in wanted]
             middle = [c for c in site_cases if c.name not in BASELINES]
-            # Baselines first and, in a full run, again at the end: their mean is the
-            # reference, their difference shows the drift within the server's run.
-            again = order if not opts.smoke and middle else []
-            for name in opts.server_names:
-                run_http(run, opts, name, [*order, *middle, *again], db_url, seeded, logdir)
-        if sdk_cases:
-            run_http(run, opts, "a2a-sdk", sdk_cases, db_url, seeded, logdir)
+            # The a2a-sdk server runs beside each deployment: its cases are measured in
+            # the same interleaved rounds as a2a_app's, so the two see the same machine.
+            sdk_server = None
+            if sdk_cases:
+                from bench import procs
+
+                sdk_server = procs.start_server(
+                    procs.DEPLOYMENTS["a2a-sdk"], server_env(db_url), logdir, "a2a-sdk"
+                )
+            try:
+                for name in opts.server_names:
+                    run_http(
+                        run,
+                        opts,
+                        name,
+                        [*order, *middle],
+                        db_url,
+                        seeded,
+                        logdir,
+                        companion=sdk_server,
+                        companion_cases=sdk_cases,
+                    )
+            finally:
+                if sdk_server is not None:
+                    sdk_server.stop()
         if "webhooks" in workers:
             run_webhooks(run, opts, db_url, logdir)
         for notifier in ("db", "redis"):
