@@ -290,7 +290,9 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
         "  `DEBUG=false`, one server process, access logs off, a2a_app's call log at INFO",
         "  to stderr as configured by the site.",
         f"- Load: wrk, 1 thread, {opts.connections} connections, {opts.duration:g} s per "
-        f"case after a {opts.warmup:g} s warm-up; every request has a unique messageId and "
+        f"case in {getattr(opts, 'rounds', 1)} interleaved rounds (each round measures "
+        "every case of the server in turn, so a case and its baseline see the same "
+        f"machine), after a {opts.warmup:g} s warm-up; every request has a unique messageId and "
         "JSON-RPC id; every response is checked (status, no JSON-RPC error, the expected "
         "state or text); a run with any failure writes no report.",
         f"- Data: one task with {LONG_HISTORY:,} history messages; {BIG_CONTEXT_TASKS:,} tasks "
