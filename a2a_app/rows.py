@@ -19,8 +19,9 @@ go through each field's ``pre_save`` and ``get_prep_value``; the new rows are gi
 plain dicts of attribute values (no model instances: building five of them cost as much
 as the statement), JSON-ready but for datetimes, UUIDs and Decimals, which are written as
 strings. PostgreSQL's input functions read them back from the JSON text.
-Like ``bulk_create``, no ``pre_save``/``post_save`` model signals are sent: a2a_app's own
-signals (``a2a_app.signals``) say what happened to a task.
+On PostgreSQL, as with ``bulk_create``, no ``pre_save``/``post_save`` model signals are
+sent for these rows, the task's included: a2a_app's own signals (``a2a_app.signals``) say
+what happened to a task.
 
 Other databases get the ORM's ``save`` and ``bulk_create`` (SQLite is in-process: a query
 there costs no round trip).
