@@ -54,8 +54,9 @@ def write(
     """Insert (or update ``update_fields`` of) ``instance``, then the rows of each table.
 
     Returns the primary keys of the last table's new rows, in order (what a following
-    write may refer to).
+    write may refer to); none when that table has no rows.
     """
+    wants_keys = bool(tables) and bool(tables[-1][1])
     tables = [(model, rows) for model, rows in tables if rows]
     connection = connections[DEFAULT_DB_ALIAS]  # the wrapper itself, not the proxy
     if connection.vendor != "postgresql":
@@ -63,15 +64,14 @@ def write(
             instance.save(force_insert=True)
         else:
             instance.save(update_fields=update_fields)
-        keys: list[Any] = []
+        created: list[models.Model] = []
         for model, rows in tables:
             created = model.objects.bulk_create([model(**row) for row in rows])
-            keys = [obj.pk for obj in created]
-        return keys
+        return [obj.pk for obj in created] if wants_keys else []
     parts = [_insert_instance(instance) if is_new else _update(instance, update_fields)]
     parts.extend(_insert_rows(model, rows) for model, rows in tables)
     *ctes, (sql, main_params) = parts
-    pk = tables[-1][0]._meta.pk if tables else None
+    pk = tables[-1][0]._meta.pk if wants_keys else None
     returning = pk is not None and pk.db_returning
     if returning:
         sql += f" RETURNING {_quote(pk.column)}"

@@ -146,8 +146,6 @@ class TaskUpdate:
             update_fields=_TASK_FIELDS,
             tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
         )
-        if not events:
-            event_ids = []
         for body in changed_artifacts:
             TaskArtifact.objects.filter(task=task, artifact_id=body["artifactId"]).update(
                 body=body, name=body.get("name", "")

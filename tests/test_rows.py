@@ -102,6 +102,23 @@ def test_the_last_table_gets_its_keys_in_order():
     assert len(set(keys)) == 5
 
 
+def test_no_keys_when_the_last_table_has_no_rows():
+    task = new_task()
+    message = {
+        "task_id": task.pk,
+        "position": 0,
+        "message_id": "m",
+        "role": "ROLE_USER",
+        "body": {},
+    }
+    with transaction.atomic():
+        keys = rows.write(
+            task, is_new=True, update_fields=[], tables=[(TaskMessage, [message]), (TaskEvent, [])]
+        )
+    assert keys == []
+    assert TaskMessage.objects.filter(task=task).count() == 1
+
+
 def test_an_update_writes_only_the_named_fields():
     task = new_task()
     task.save()
