@@ -325,8 +325,7 @@ def check_content_types(message: Message, accepted_output: list[str], skill: Ski
 
 
 def get_task(request: GetTaskRequest, caller: Caller) -> JSON:
-    task = store.get_task(request.id, caller)
-    return store.read_task(task, request.history_length)
+    return store.read_task_by_id(request.id, caller, request.history_length)
 
 
 def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
