@@ -33,8 +33,12 @@ class RenderedCard:
     body: bytes
     etag: str
     last_modified: datetime
-    #: The Last-Modified header's value, formatted once.
-    last_modified_header: str
+    #: The headers of a 200 (ETag, Last-Modified, caching, CORS, Vary), formatted once:
+    #: the card is the most requested URL of a site.
+    headers: tuple[tuple[str, str], ...]
+    #: The headers of a 304: the same less Last-Modified, which RFC 9110 (15.4.5) leaves
+    #: out when there is an ETag.
+    not_modified_headers: tuple[tuple[str, str], ...]
 
 
 _cache: dict[tuple[Any, str, bool], RenderedCard] = {}
@@ -117,11 +121,21 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
     # Settings changes take a restart, so the card is never older than this process.
     last_modified = max(catalogue.version or _STARTED_AT, _STARTED_AT)
     last_modified = last_modified.replace(microsecond=0)
+    etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
+    not_modified_headers = [
+        ("ETag", etag),
+        ("Cache-Control", f"public, max-age={a2a_settings.CARD_MAX_AGE}"),
+        # The card is public; browser-based agents and inspectors may read it.
+        ("Access-Control-Allow-Origin", "*"),
+    ]
+    if not a2a_settings.PUBLIC_URL:
+        not_modified_headers.append(("Vary", "Host"))  # the card's URLs follow the Host
     rendered = RenderedCard(
         body=body,
-        etag='"' + hashlib.sha256(body).hexdigest()[:32] + '"',
+        etag=etag,
         last_modified=last_modified,
-        last_modified_header=http_date(last_modified.timestamp()),
+        headers=(("Last-Modified", http_date(last_modified.timestamp())), *not_modified_headers),
+        not_modified_headers=tuple(not_modified_headers),
     )
     with _lock:
         if len(_cache) > 64:  # many Host headers: don't grow without bound

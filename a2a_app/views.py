@@ -13,15 +13,13 @@ import json
 import logging
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.utils.cache import patch_vary_headers
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, StreamingHttpResponse
 from django.utils.http import parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
 
 from . import auth, streams
 from . import jsonrpc as jsonrpc_methods
 from .card import rendered_card, served_by_asgi
-from .conf import a2a_settings
 from .protocol import jsonrpc as envelope
 from .protocol.errors import (
     A2AError,
@@ -124,21 +122,20 @@ def agent_card(request: HttpRequest) -> HttpResponse:
         response["Allow"] = "GET, HEAD"
         return response
     card = rendered_card(request)
-    if_none_match = request.headers.get("If-None-Match")
+    # META rather than request.headers, which copies every header on first use.
+    if_none_match = request.META.get("HTTP_IF_NONE_MATCH")
     if if_none_match is not None:
         not_modified = _etag_matches(if_none_match, card.etag)
     else:
-        since = parse_http_date_safe(request.headers.get("If-Modified-Since", ""))
+        since = request.META.get("HTTP_IF_MODIFIED_SINCE")
+        since = parse_http_date_safe(since) if since else None
         not_modified = since is not None and int(card.last_modified.timestamp()) <= since
     if not_modified:
-        response = HttpResponse(status=304)
+        response: HttpResponse = HttpResponseNotModified()  # no Content-Type, no body
+        headers = card.not_modified_headers
     else:
         response = HttpResponse(card.body, content_type="application/json")
-    response["ETag"] = card.etag
-    response["Last-Modified"] = card.last_modified_header
-    response["Cache-Control"] = f"public, max-age={a2a_settings.CARD_MAX_AGE}"
-    # The card is public; browser-based agents and inspectors may read it.
-    response["Access-Control-Allow-Origin"] = "*"
-    if not a2a_settings.PUBLIC_URL:
-        patch_vary_headers(response, ("Host",))
+        headers = card.headers
+    for name, value in headers:
+        response[name] = value
     return response

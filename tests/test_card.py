@@ -263,6 +263,17 @@ class TestCardCaching:
         assert response["ETag"] == etag
         assert "max-age" in response["Cache-Control"]
 
+    def test_304_carries_what_a_cache_needs_and_no_representation_metadata(self, client):
+        full = get_card(client)
+        response = get_card(client, **{"If-None-Match": full["ETag"]})
+        assert response.status_code == 304
+        # RFC 9110 15.4.5: the validators and caching headers of the 200 ...
+        for name in ("ETag", "Cache-Control", "Vary", "Access-Control-Allow-Origin"):
+            assert response[name] == full[name], name
+        # ... but no Content-Type, and Last-Modified only matters without an ETag.
+        assert not response.has_header("Content-Type")
+        assert not response.has_header("Last-Modified")
+
     def test_if_none_match_other_etag_gives_200(self, client, skill_rows):
         response = get_card(client, **{"If-None-Match": '"not-the-etag"'})
         assert response.status_code == 200
