@@ -302,6 +302,7 @@ def measure(
         m.p50_ms = result["p50_us"] / 1000
         m.p99_ms = result["p99_us"] / 1000
         m.cpu_ms = cpu * 1000 / max(1, served)
+        m.bytes_per_request = result["bytes"] / m.requests
         m.cpu_util = cpu / wall
         m.pg_cpu_ms = None if pg is None else pg * 1000 / max(1, served)
     if "redis" in case.needs:
