@@ -81,7 +81,7 @@ def write(
         for _, cte_params in ctes:
             params.extend(cte_params)
     params.extend(main_params)
-    with connection.cursor() as cursor:
+    with statement_cursor(connection) as cursor:
         cursor.execute(sql, params)
         # PostgreSQL returns the rows of one INSERT ... SELECT in insertion order
         # (bulk_create relies on this too).
@@ -89,6 +89,30 @@ def write(
     instance._state.adding = False
     instance._state.db = connection.alias
     return keys
+
+
+def statement_cursor(connection: Any) -> Any:
+    """A cursor of ``connection`` that binds parameters on the server (PostgreSQL, psycopg 3).
+
+    Django's PostgreSQL cursors bind on the client, so PostgreSQL plans every statement
+    anew; planning the task write cost more than running it (~0.3 against ~0.25 ms).
+    Bound on the server, psycopg prepares a statement once it has run
+    ``prepare_threshold`` times on a connection, when the site's ``OPTIONS`` allow
+    prepared statements at all (Django turns them off by default, for connection poolers
+    such as PgBouncer in transaction mode before 1.21). The cursor is wrapped as Django
+    wraps its own, so ``execute_wrapper`` and error translation apply. While queries are
+    logged (``DEBUG``, ``CaptureQueriesContext``) it is Django's own cursor: the query log
+    can show the SQL of a client-bound statement only.
+    """
+    from django.db.backends.postgresql.psycopg_any import is_psycopg3
+
+    if not is_psycopg3 or connection.queries_logged:
+        return connection.cursor()
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    connection.ensure_connection()
+    connection.validate_thread_sharing()
+    return connection.make_cursor(ServerBindingCursor(connection.connection))
 
 
 def _quote(name: str) -> str:

@@ -21,6 +21,7 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.fields.tuple_lookups import Tuple, TupleLessThan
 from django.db.models.functions import RowNumber
 
+from . import rows
 from .auth import Caller
 from .models import Task, TaskArtifact, TaskMessage
 from .protocol.errors import InvalidParamsError, TaskNotFoundError
@@ -160,11 +161,23 @@ def read_task_by_id(task_id: str, caller: Caller, history_length: int | None) ->
     pk = parse_task_id(task_id)
     if pk is None:
         raise _not_found(task_id)
-    found = list(Task.objects.raw(_task_with_rows_sql(), [history_length, pk, caller.scope]))
-    if not found:
+    # Bound on the server, so that PostgreSQL can keep the query prepared (rows.py).
+    with rows.statement_cursor(connection) as cursor:
+        cursor.execute(_task_with_rows_sql(), [history_length, pk, caller.scope])
+        found = cursor.fetchone()
+    if found is None:
         raise _not_found(task_id)
-    task = found[0]
-    return task_to_wire(task, json.loads(task.history_json), json.loads(task.artifacts_json))
+    *values, history_json, artifacts_json = found
+    fields = Task._meta.concrete_fields
+    task = Task.from_db(
+        connection.alias,
+        [f.attname for f in fields],
+        [
+            f.from_db_value(value, None, connection) if hasattr(f, "from_db_value") else value
+            for f, value in zip(fields, values, strict=True)
+        ],
+    )
+    return task_to_wire(task, json.loads(history_json), json.loads(artifacts_json))
 
 
 @cache
