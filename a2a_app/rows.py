@@ -40,6 +40,9 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connections, models
 from django.db.models import Field
 
+#: libpq's PQTransactionStatus for "no transaction open" (psycopg 3 and psycopg2 alike).
+_IDLE = 0
+
 #: New rows of one model, as ``{attname: value}`` dicts; fields left out get their default.
 Rows = tuple[type[models.Model], Sequence[dict[str, Any]]]
 
@@ -89,6 +92,30 @@ def write(
     instance._state.adding = False
     instance._state.db = connection.alias
     return keys
+
+
+def writes_in_one_statement(using: str = DEFAULT_DB_ALIAS) -> bool:
+    """Does :func:`write` send one statement (PostgreSQL) rather than a query per table?"""
+    return connections[using].vendor == "postgresql"
+
+
+def transaction_is_empty(using: str = DEFAULT_DB_ALIAS) -> bool:
+    """In an atomic block that has sent PostgreSQL nothing yet and has no on-commit hooks?
+
+    psycopg sends BEGIN with a transaction's first statement and no COMMIT for one that
+    sent none, so such a block costs no round trip, and one statement issued after it
+    is a transaction of its own: it saves the BEGIN and COMMIT round trips (on a new
+    inline task, ~0.2 ms of ~1.3 of wall time in the request).
+    """
+    connection = connections[using]
+    if (
+        connection.vendor != "postgresql"
+        or not connection.in_atomic_block
+        or connection.run_on_commit
+        or connection.connection is None
+    ):
+        return False
+    return connection.connection.info.transaction_status == _IDLE
 
 
 def statement_cursor(connection: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import push, runner, store
+from . import push, rows, runner, store
 from .auth import Caller
 from .conf import a2a_settings
 from .context import Failed, SkillContext, agent_message
@@ -101,6 +101,8 @@ class _Sent:
     #: The background task as just submitted, when that is its whole story (a new task):
     #: the answer to a ``returnImmediately`` send, with no need to read it back.
     submitted: JSON | None = None
+    #: A new task, not saved yet: :func:`_save_new_task` saves it and fills in the above.
+    new_task: TaskUpdate | None = None
 
 
 # --- SendMessage ------------------------------------------------------------------------
@@ -114,20 +116,29 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
     blocking send then waits for the task to be terminal or interrupted, at most
     ``BLOCKING_TIMEOUT`` seconds, and answers with the task as it is.
     """
+    configuration = request.configuration
     try:
         with transaction.atomic():
             if request.message.task_id:
                 sent = _continue_task(request, caller, version)
             else:
                 sent = _start_task(request, caller, version)
+            if sent.new_task is not None and not (
+                sent.new_task.writes_one_statement and rows.transaction_is_empty()
+            ):
+                _save_new_task(sent, configuration.history_length)
     except _HandlerCrashed as crash:
         # Everything the operation wrote, the handler's writes included, is rolled back;
         # the failure itself is recorded now, in a transaction of its own.
         with transaction.atomic():
             sent = _record_crash(crash, request, caller)
+    if sent.new_task is not None:
+        # Nothing was written before the new task (the handler touched no table) and it
+        # is written in one statement: that statement is the operation's transaction,
+        # without the BEGIN and COMMIT round trips of an atomic block around it.
+        _save_new_task(sent, configuration.history_length)
     if sent.result is not None:
         return sent.result
-    configuration = request.configuration
     if configuration.return_immediately and sent.submitted is not None:
         return {"task": sent.submitted}
     if not configuration.return_immediately:
@@ -172,10 +183,8 @@ def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _S
     if push_config is not None:
         update.add_push_config(push_config)
     if background:
-        sent = _submit(update)
-        history = store.trim_history(update.new_messages, configuration.history_length)
-        sent.submitted = store.task_to_wire(task, history, [])
-        return sent
+        _prepare_submission(update)
+        return _Sent(background_task_id=task_id, new_task=update)
 
     ctx = SkillContext(
         message=message,
@@ -195,20 +204,37 @@ def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _S
         resolution.reply.task_id = ""
         return _Sent({"message": resolution.reply.to_wire()})
     apply_resolution(update, resolution)
+    return _Sent(new_task=update)
+
+
+def _save_new_task(sent: _Sent, history_length: int | None) -> None:
+    """Save the new task of ``sent`` and answer from what was written."""
+    update, sent.new_task = sent.new_task, None
+    assert update is not None
     update.save()
-    history = store.trim_history(update.new_messages, configuration.history_length)
-    return _Sent({"task": store.task_to_wire(task, history, update.artifact_list())})
+    task = update.task
+    history = store.trim_history(update.new_messages, history_length)
+    if sent.background_task_id:
+        runner.enqueue_on_commit(sent.background_task_id)
+        sent.submitted = store.task_to_wire(task, history, [])
+    else:
+        sent.result = {"task": store.task_to_wire(task, history, update.artifact_list())}
 
 
-def _submit(update: TaskUpdate) -> _Sent:
-    """Store the task SUBMITTED and hand it to a worker after commit."""
+def _prepare_submission(update: TaskUpdate) -> None:
+    """Make the task SUBMITTED, to be handed to a worker once saved."""
     task = update.task
     task.enqueued_at = timezone.now()
     task.run_attempts = 0  # attempts count per turn: a new message is a fresh start
     update.set_status(TaskState.SUBMITTED)
+
+
+def _submit(update: TaskUpdate) -> _Sent:
+    """Store the task SUBMITTED and hand it to a worker after commit."""
+    _prepare_submission(update)
     update.save()
-    runner.enqueue_on_commit(str(task.pk))
-    return _Sent(background_task_id=str(task.pk))
+    runner.enqueue_on_commit(str(update.task.pk))
+    return _Sent(background_task_id=str(update.task.pk))
 
 
 def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:

@@ -105,6 +105,11 @@ class TaskUpdate:
 
     # --- writing -----------------------------------------------------------------------
 
+    @property
+    def writes_one_statement(self) -> bool:
+        """Is :meth:`save` one statement? (A new task without push configs, on PostgreSQL.)"""
+        return self.is_new and not self._push_configs and rows.writes_in_one_statement()
+
     def save(self) -> None:
         task = self.task
         new_artifacts, changed_artifacts = self._resolve_artifacts()
