@@ -3,20 +3,26 @@
 Django's own ASGI handler is built for async views. With the usual sync views and
 middleware it costs far more CPU than the same request under WSGI (about 3 ms against
 0.4 ms for a bare ``JsonResponse`` on our 2-core machines; see docs/performance.md),
-for two reasons:
+for three reasons:
 
 * every ``MiddlewareMixin`` middleware is "async-capable", so under ASGI each of its
   ``process_request`` and ``process_response`` calls is a separate ``sync_to_async``
   hop to a worker thread and back (a default project has seven of them: ~14 hops);
+* the ``request_started`` and ``request_finished`` signals, whose receivers (Django's
+  database connection handling) are sync, take a hop each;
 * every request gets a new ``ThreadSensitiveContext``, hence a new worker thread.
 
-:class:`ASGIHandler` runs the middleware chain and the view the way WSGI does, in one
-``sync_to_async`` call, on a thread borrowed from a pool of idle single-thread executors
-(asgiref's ``ThreadSensitiveContext(executor=...)``). Everything else is Django's: the
-request object, the body limits, the signals, the disconnect handling, and responses that
-stream (SSE) from async iterators on the event loop. All of one request's sync code still
-runs on one thread, which is what Django's "thread-sensitive" mode promises; an async
-view is called from that thread through ``async_to_sync``, as under WSGI.
+:class:`ASGIHandler` makes one ``sync_to_async`` call per request, on a thread borrowed
+from a pool of idle single-thread executors (asgiref's
+``ThreadSensitiveContext(executor=...)``). In it, as under WSGI: ``request_started``,
+the request object, the middleware chain and the view, and, for a response that is not
+streamed, ``close()`` (hence ``request_finished``: the database connection goes back
+before the bytes go out). Then the response is sent from the event loop. A streamed
+response (SSE) is sent from its async iterator on the event loop while the handler
+listens for the client going away, as Django does, and closed after. All of one
+request's sync code runs on one thread, which is what Django's "thread-sensitive" mode
+promises; an async view is called from that thread through ``async_to_sync``, as under
+WSGI. The request class, body limits and error responses are Django's.
 
 Use it in a project's ``asgi.py`` instead of ``django.core.asgi.get_asgi_application``::
 
@@ -26,14 +32,19 @@ Use it in a project's ``asgi.py`` instead of ``django.core.asgi.get_asgi_applica
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import django
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core import signals
 from django.core.handlers import asgi
-from django.http import HttpRequest, HttpResponseBase
+from django.core.handlers.asgi import get_script_prefix
+from django.http import FileResponse, HttpRequest, HttpResponseBase
+from django.urls import set_script_prefix
 
 #: Idle threads kept for the next requests; a burst beyond this gets fresh threads,
 #: which are shut down when their request ends.
@@ -78,6 +89,50 @@ class ASGIHandler(asgi.ASGIHandler):
 
     async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
         return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            body_file = await self.read_body(receive)
+        except asgi.RequestAborted:
+            return
+        try:
+            set_script_prefix(get_script_prefix(scope))
+            response = await sync_to_async(self._respond, thread_sensitive=True)(scope, body_file)
+            if not response.streaming:
+                await self.send_response(response, send)  # already closed: see _respond
+                return
+            await self._stream(response, receive, send)
+        finally:
+            body_file.close()
+
+    def _respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        """On the request's thread: what a WSGI handler does, short of sending."""
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size  # the server chunks the bytes
+        if not response.streaming:
+            # The body is in memory: close (request_finished: the database connection
+            # goes back to the pool) before the bytes go out, in this same hop.
+            response.close()
+        return response
+
+    async def _stream(self, response: HttpResponseBase, receive: Any, send: Any) -> None:
+        """Send a streamed response until it ends or the client goes away; then close it."""
+        sending = asyncio.create_task(self.send_response(response, send))
+        listening = asyncio.create_task(self.listen_for_disconnect(receive))
+        try:
+            await asyncio.wait([sending, listening], return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (listening, sending):  # the stream may handle its cancellation
+                if not task.done():
+                    task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, asgi.RequestAborted):
+                    await task
+            await sync_to_async(response.close, thread_sensitive=True)()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":

@@ -68,8 +68,25 @@ def stream_view(request: HttpRequest) -> StreamingHttpResponse:
     return StreamingHttpResponse(events(), content_type="text/event-stream")
 
 
+#: What the endless stream saw: whether it was closed.
+endless: dict[str, bool] = {}
+
+
+def endless_view(request: HttpRequest) -> StreamingHttpResponse:
+    async def events() -> AsyncIterator[bytes]:
+        try:
+            while True:
+                yield b": keep-alive\n\n"
+                await asyncio.sleep(0.01)
+        finally:
+            endless["closed"] = True
+
+    return StreamingHttpResponse(events(), content_type="text/event-stream")
+
+
 urlpatterns = [
     path("thread", thread_view),
+    path("endless", endless_view),
     path("waits", waits_view),
     path("releases", releases_view),
     path("async", async_view),
@@ -152,6 +169,76 @@ def test_a_request_runs_its_middleware_and_view_on_one_thread(app):
     thread = json.loads(response["body"])["thread"]
     assert seen["middleware"] == seen["view"] == seen["nested"] == [thread]
     assert thread != threading.get_ident()  # not the event loop's thread
+
+
+@pytest.fixture
+def signal_threads() -> Any:
+    """(event, thread id) of each request_started / request_finished, in order."""
+    from django.core import signals
+
+    events: list[tuple[str, int]] = []
+
+    def started(**kwargs: Any) -> None:
+        events.append(("started", threading.get_ident()))
+
+    def finished(**kwargs: Any) -> None:
+        events.append(("finished", threading.get_ident()))
+
+    signals.request_started.connect(started)
+    signals.request_finished.connect(finished)
+    yield events
+    signals.request_started.disconnect(started)
+    signals.request_finished.disconnect(finished)
+
+
+def test_the_signals_run_in_the_same_hop_as_the_view(app, signal_threads, monkeypatch):
+    from a2a_app import asgi
+
+    hops: list[str] = []
+
+    def counting_sync_to_async(func: Any, **kwargs: Any) -> Any:
+        hops.append(func.__name__)
+        return sync_to_async(func, **kwargs)
+
+    monkeypatch.setattr(asgi, "sync_to_async", counting_sync_to_async)
+    response = asyncio.run(call(app, "/thread"))
+    thread = json.loads(response["body"])["thread"]
+    # request_finished too: a plain response is closed on the request's thread, before
+    # its bytes are sent, so that the database connection goes back at once.
+    assert signal_threads == [("started", thread), ("finished", thread)]
+    assert hops == ["_respond"]
+
+
+def test_a_stream_is_closed_when_the_client_goes_away(app, signal_threads):
+    endless.clear()
+    chunks: list[bytes] = []
+    got_one = asyncio.Event()
+
+    async def go_away() -> None:
+        scope = {"type": "http", "method": "GET", "path": "/endless", "headers": [],
+                 "query_string": b"", "root_path": "", "scheme": "http",
+                 "server": ("127.0.0.1", 8000)}  # fmt: skip
+        first = True
+
+        async def receive() -> dict[str, Any]:
+            nonlocal first
+            if first:
+                first = False
+                return {"type": "http.request", "body": b"", "more_body": False}
+            await got_one.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message.get("body"):
+                chunks.append(message["body"])
+                got_one.set()
+
+        await asyncio.wait_for(app(scope, receive, send), 5)
+
+    asyncio.run(go_away())
+    assert chunks and chunks[0] == b": keep-alive\n\n"
+    assert endless == {"closed": True}
+    assert [event for event, _ in signal_threads] == ["started", "finished"]
 
 
 def test_threads_are_reused_across_requests(app):
