@@ -3,8 +3,10 @@
 On PostgreSQL a new inline task is written in one statement (a2a_app.rows), and when the
 skill's handler touched no table that statement goes alone: psycopg's BEGIN and COMMIT
 would be two more round trips for what is already atomic. These tests read libpq's own
-trace of what went over the wire, and check that whenever the handler does write, its
-rows and the task still commit or roll back together, on either database.
+trace of what went over the wire (a statement run often enough is prepared, so a bound
+statement is known by its Execute message, with or without a Parse before it), and
+check that whenever the handler does write, its rows and the task still commit or roll
+back together, on either database.
 """
 
 from __future__ import annotations
@@ -70,15 +72,20 @@ def wire() -> Iterator[list[str]]:
             sent.extend(line for line in trace.read().splitlines() if line.startswith("F"))
 
 
+#: How commands() shows a statement sent with the extended protocol (bound on the server,
+#: as a2a_app's task write is): once psycopg has prepared it, only Bind and Execute go out.
+BOUND = "(bound statement)"
+
+
 def commands(sent: list[str]) -> list[str]:
-    """The first word of each statement sent, by simple Query or extended-protocol Parse."""
+    """Each statement sent: a simple Query by its first word, a bound one as BOUND."""
     found = []
     for line in sent:
         _, _, kind, rest = (line + "\t").split("\t", 3)
         if kind == "Query":  # F <length> Query "BEGIN"
             found.append(rest.split('"')[1].split()[0].upper())
-        elif kind == "Parse":  # F <length> Parse "<name>" "<statement>" ...
-            found.append(rest.split('"')[3].split()[0].upper())
+        elif kind == "Execute":  # F <length> Execute "<portal>" <max rows>
+            found.append(BOUND)
     return found
 
 
@@ -87,11 +94,24 @@ def test_a_new_inline_task_is_one_statement_and_no_begin_or_commit(conformance_m
     send()  # the card, the catalogue and the connection are warm
     with wire() as sent:
         result = send()
-    assert commands(sent) == ["WITH"], sent
+    assert commands(sent) == [BOUND], sent
     task = Task.objects.get(pk=result["task"]["id"])
     assert task.state == "TASK_STATE_COMPLETED"
     assert task.messages.count() == task.message_count >= 1
     assert task.events.count() == task.event_count >= 1
+
+
+@postgresql_only
+def test_the_task_write_is_prepared_once_it_repeats(conformance_mode):
+    # The demo's settings allow prepared statements (OPTIONS["prepare_threshold"] = 5).
+    for _ in range(6):
+        send()
+    with wire() as sent:
+        send()
+    assert commands(sent) == [BOUND]
+    assert not [line for line in sent if "\tParse\t" in line], "planned again"
+    binds = [line.split('"')[3] for line in sent if "\tBind\t" in line]
+    assert len(binds) == 1 and binds[0], "not a named (prepared) statement"
 
 
 @postgresql_only
@@ -105,9 +125,8 @@ def test_a_handler_that_writes_shares_the_task_transaction(install):
     CatalogChange.objects.filter(ident=99).delete()
     with wire() as sent:
         send()
-    statements = commands(sent)
-    assert statements[0] == "BEGIN" and statements[-1] == "COMMIT", statements
-    assert "WITH" in statements  # the task's statement, inside that transaction
+    # The handler's INSERT (Django binds it on the client) and the task's statement.
+    assert commands(sent) == ["BEGIN", "INSERT", BOUND, "COMMIT"], sent
 
 
 def test_the_task_and_the_handlers_rows_roll_back_together(install, monkeypatch):
