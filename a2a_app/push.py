@@ -212,7 +212,9 @@ def backoff_seconds(attempts: int) -> float:
     return ceiling / 2 + random.uniform(0, ceiling / 2)
 
 
-def _request_for(delivery: Delivery, config: PushConfig) -> WebhookRequest:
+def _request_for(
+    delivery: Delivery, config: PushConfig, addresses: tuple[str, ...] = ()
+) -> WebhookRequest:
     headers = {
         "Content-Type": CONTENT_TYPE,
         # Stable per event and config: receivers deduplicate redeliveries on it.
@@ -229,7 +231,7 @@ def _request_for(delivery: Delivery, config: PushConfig) -> WebhookRequest:
         # Registered by a v0.3 client: it gets v0.3 shapes (kind, lowercase states, final).
         event = v03.stream_response_to_v03(event, final=ends_stream(event))
     body = json.dumps(event, separators=(",", ":")).encode()
-    return WebhookRequest(url=config.url, body=body, headers=headers)
+    return WebhookRequest(url=config.url, body=body, headers=headers, addresses=addresses)
 
 
 def deliver(config_id: int, *, sender: Any = None, max_deliveries: int = 1000) -> str:
@@ -277,10 +279,11 @@ def _attempt(delivery: Delivery, config: PushConfig, sender: Any, timeout: float
     """One POST. Returns seconds to wait before retrying, or None to go on."""
     delivery.attempts += 1
     try:
-        check_url(config.url, url_policy())  # again now: DNS may have changed since
+        # Again now: DNS may have changed since. The sender connects to these addresses.
+        addresses = tuple(check_url(config.url, url_policy()))
     except UnsafeURLError as exc:
         return _give_up(delivery, None, f"refused: {exc}")
-    result = sender.send(_request_for(delivery, config), timeout=timeout)
+    result = sender.send(_request_for(delivery, config, addresses), timeout=timeout)
     delivery.last_status_code = result.status
     delivery.last_error = result.error
     if result.status is not None and 200 <= result.status < 300:

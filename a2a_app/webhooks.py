@@ -1,16 +1,23 @@
 """Sending one webhook POST: the pluggable sender (``A2A_APP["WEBHOOK_SENDER"]``).
 
 ``RequestsSender`` posts with one shared ``requests.Session``, a timeout, no redirects
-(a redirect could lead past the SSRF guard) and a User-Agent naming us. ``OutboxSender``
-records instead of sending, like Django's ``mail.outbox``: tests read ``outbox``.
+(a redirect could lead past the SSRF guard) and a User-Agent naming us. It connects to
+the addresses the SSRF guard vetted (``WebhookRequest.addresses``) rather than resolving
+the host once more, so a DNS answer that changes between the check and the POST (DNS
+rebinding) cannot send it elsewhere; the Host header, TLS SNI and the certificate check
+still use the URL's host name. ``OutboxSender`` records instead of sending, like
+Django's ``mail.outbox``: tests read ``outbox``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
+from requests.adapters import HTTPAdapter
+from urllib3.exceptions import NewConnectionError
 
 from . import __version__
 
@@ -22,6 +29,9 @@ class WebhookRequest:
     url: str
     body: bytes
     headers: dict[str, str]
+    #: The IP addresses the SSRF guard vetted for the URL's host, just before this
+    #: request: a sender connects to one of them rather than resolve the host again.
+    addresses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +42,30 @@ class WebhookResult:
     error: str = ""
 
 
+class PinnedAddressAdapter(HTTPAdapter):
+    """Connects to ``request.pinned_address`` when set, as if the host resolved to it.
+
+    The connection pool is keyed by that address and the host name, and TLS is given the
+    host name for SNI and for checking the certificate (urllib3's ``server_hostname`` and
+    ``assert_hostname``), so only the TCP connection's destination changes.
+    """
+
+    def build_connection_pool_key_attributes(
+        self, request: requests.PreparedRequest, verify: Any, cert: Any = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        host_params, pool_kwargs = super().build_connection_pool_key_attributes(
+            request, verify, cert
+        )
+        address = getattr(request, "pinned_address", None)
+        if address:
+            hostname = host_params["host"]
+            host_params["host"] = address
+            if host_params["scheme"] == "https":
+                pool_kwargs["server_hostname"] = hostname
+                pool_kwargs["assert_hostname"] = hostname
+        return host_params, pool_kwargs
+
+
 class RequestsSender:
     def __init__(self) -> None:
         self.session = requests.Session()
@@ -39,22 +73,41 @@ class RequestsSender:
         # Never pick up proxies from the environment for webhooks: the SSRF guard vetted
         # the destination host, not some proxy's.
         self.session.trust_env = False
+        adapter = PinnedAddressAdapter()
+        self.session.mount("https://", adapter)
+        self.session.mount("http://", adapter)
 
     def send(self, request: WebhookRequest, *, timeout: float) -> WebhookResult:
-        try:
-            response = self.session.post(
-                request.url,
-                data=request.body,
-                headers=request.headers,
-                timeout=timeout,
-                allow_redirects=False,
-            )
-        except requests.Timeout:
-            return WebhookResult(None, f"no answer within {timeout:g} s")
-        except requests.RequestException as exc:
-            return WebhookResult(None, f"{type(exc).__name__}: {exc}"[:500])
-        response.close()
-        return WebhookResult(response.status_code)
+        headers = dict(request.headers)
+        if request.addresses:
+            # The connection goes to an address, so the host name must travel in Host.
+            headers["Host"] = urlsplit(request.url).netloc
+        prepared = self.session.prepare_request(
+            requests.Request("POST", request.url, data=request.body, headers=headers)
+        )
+        error = ""
+        # Any vetted address will do: the next one only if this one cannot be reached.
+        # Two at most, so that a delivery stays within its lease (push.deliver).
+        for address in request.addresses[:2] or (None,):
+            prepared.pinned_address = address  # type: ignore[attr-defined]
+            try:
+                response = self.session.send(prepared, timeout=timeout, allow_redirects=False)
+            except requests.ConnectTimeout:
+                error = f"no answer within {timeout:g} s"
+                continue
+            except requests.ConnectionError as exc:
+                error = f"{type(exc).__name__}: {exc}"[:500]
+                reason = getattr(exc.args[0], "reason", None) if exc.args else None
+                if isinstance(reason, NewConnectionError):  # refused, unreachable
+                    continue
+                return WebhookResult(None, error)
+            except requests.Timeout:
+                return WebhookResult(None, f"no answer within {timeout:g} s")
+            except requests.RequestException as exc:
+                return WebhookResult(None, f"{type(exc).__name__}: {exc}"[:500])
+            response.close()
+            return WebhookResult(response.status_code)
+        return WebhookResult(None, error)
 
 
 outbox: list[WebhookRequest] = []

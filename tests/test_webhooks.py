@@ -1,0 +1,153 @@
+"""a2a_app.webhooks.RequestsSender: POSTs go to the vetted addresses, never a new lookup.
+
+A local receiver (plain HTTP, and HTTPS with a certificate made here) stands in for the
+client's webhook. The URLs name hosts under ``.invalid``, which never resolve (RFC 2606):
+a request that arrives proves the sender connected to the address it was given.
+"""
+
+from __future__ import annotations
+
+import datetime
+import ssl
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+
+from a2a_app.webhooks import RequestsSender, WebhookRequest
+
+
+@dataclass
+class Receiver:
+    port: int
+    seen: list[dict[str, Any]] = field(default_factory=list)
+
+
+def serve(context: ssl.SSLContext | None = None) -> Iterator[Receiver]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            receiver.seen.append({"host": self.headers["Host"], "body": body})
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    if context is not None:
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    receiver = Receiver(server.server_address[1])
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield receiver
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def certificate(tmp_path: Path, hostname: str) -> tuple[Path, Path]:
+    """A self-signed certificate for ``hostname``: (certificate, key) PEM files."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hostname)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(hostname)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_path / f"{hostname}.pem", tmp_path / f"{hostname}.key"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+@pytest.fixture
+def http_receiver() -> Iterator[Receiver]:
+    yield from serve()
+
+
+@pytest.fixture
+def https_receiver(tmp_path: Path) -> Iterator[tuple[Receiver, Path]]:
+    """A receiver whose certificate names ``hook.invalid``, and that certificate."""
+    cert, key = certificate(tmp_path, "hook.invalid")
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    for receiver in serve(context):
+        yield receiver, cert
+
+
+def post(url: str, addresses: tuple[str, ...], *, verify: Any = True) -> Any:
+    sender = RequestsSender()
+    sender.session.verify = verify
+    request = WebhookRequest(url=url, body=b'{"ok":true}', headers={}, addresses=addresses)
+    return sender.send(request, timeout=5)
+
+
+def test_http_goes_to_the_vetted_address_with_the_host_name(http_receiver):
+    url = f"http://hook.invalid:{http_receiver.port}/hook"
+    result = post(url, ("127.0.0.1",))
+    assert result.status == 204, result.error
+    assert http_receiver.seen == [
+        {"host": f"hook.invalid:{http_receiver.port}", "body": b'{"ok":true}'}
+    ]
+
+
+def test_https_checks_the_certificate_against_the_host_name(https_receiver):
+    receiver, cert = https_receiver
+    result = post(f"https://hook.invalid:{receiver.port}/hook", ("127.0.0.1",), verify=str(cert))
+    assert result.status == 204, result.error
+    assert receiver.seen[0]["host"] == f"hook.invalid:{receiver.port}"
+
+
+def test_https_refuses_a_certificate_for_another_name(https_receiver):
+    receiver, cert = https_receiver
+    # The address is right, the name is not the certificate's: no request is made.
+    result = post(f"https://other.invalid:{receiver.port}/hook", ("127.0.0.1",), verify=str(cert))
+    assert result.status is None
+    assert "certificate" in result.error.lower() or "hostname" in result.error.lower()
+    assert receiver.seen == []
+
+
+def test_the_next_address_when_one_refuses(http_receiver):
+    # Nothing listens on 127.0.0.3 (the receiver is bound to 127.0.0.1 only).
+    url = f"http://hook.invalid:{http_receiver.port}/hook"
+    result = post(url, ("127.0.0.3", "127.0.0.1"))
+    assert result.status == 204, result.error
+    assert len(http_receiver.seen) == 1
+
+
+def test_no_address_reachable_is_an_error(http_receiver):
+    result = post(f"http://hook.invalid:{http_receiver.port}/hook", ("127.0.0.3",))
+    assert result.status is None
+    assert "ConnectionError" in result.error
+    assert http_receiver.seen == []
+
+
+def test_without_addresses_the_host_is_resolved(http_receiver):
+    result = post(f"http://127.0.0.1:{http_receiver.port}/hook", ())
+    assert result.status == 204, result.error
+    assert http_receiver.seen[0]["host"] == f"127.0.0.1:{http_receiver.port}"
