@@ -126,12 +126,14 @@ class ASGIHandler(asgi.ASGIHandler):
         listening = asyncio.create_task(self.listen_for_disconnect(receive))
         try:
             await asyncio.wait([sending, listening], return_when=asyncio.FIRST_COMPLETED)
-        finally:
             for task in (listening, sending):  # the stream may handle its cancellation
                 if not task.done():
                     task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, asgi.RequestAborted):
-                    await task
+                    await task  # a stream that failed raises here
+        finally:
+            for task in (listening, sending):
+                task.cancel()  # no-op when done; else this handler itself was cancelled
             await sync_to_async(response.close, thread_sensitive=True)()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:

@@ -84,9 +84,18 @@ def endless_view(request: HttpRequest) -> StreamingHttpResponse:
     return StreamingHttpResponse(events(), content_type="text/event-stream")
 
 
+def failing_stream_view(request: HttpRequest) -> StreamingHttpResponse:
+    async def events() -> AsyncIterator[bytes]:
+        yield b"data: 0\n\n"
+        raise RuntimeError("the stream broke")
+
+    return StreamingHttpResponse(events(), content_type="text/event-stream")
+
+
 urlpatterns = [
     path("thread", thread_view),
     path("endless", endless_view),
+    path("failing", failing_stream_view),
     path("waits", waits_view),
     path("releases", releases_view),
     path("async", async_view),
@@ -238,6 +247,14 @@ def test_a_stream_is_closed_when_the_client_goes_away(app, signal_threads):
     asyncio.run(go_away())
     assert chunks and chunks[0] == b": keep-alive\n\n"
     assert endless == {"closed": True}
+    assert [event for event, _ in signal_threads] == ["started", "finished"]
+
+
+def test_a_stream_that_fails_is_still_closed(app, signal_threads):
+    # The error reaches the server (which logs it and drops the connection), after
+    # request_finished: the request's database connection is not left behind.
+    with pytest.raises(RuntimeError, match="the stream broke"):
+        asyncio.run(call(app, "/failing"))
     assert [event for event, _ in signal_threads] == ["started", "finished"]
 
 
