@@ -171,6 +171,28 @@ def start_server(env_overrides: dict[str, str]) -> tuple[subprocess.Popen, str]:
 
 
 @pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: Any, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's, letting go of every PostgreSQL session before the database is dropped.
+
+    A connection still open (in the pool, or held by a thread the tests left, such as
+    asgiref's or a request pool's) would make the drop fail ("being accessed by other
+    users") and leave the test database behind.
+    """
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        connection.close_pool()
+
+
+@pytest.fixture(scope="session")
 def conformance_server_url(django_db_setup: Any, django_db_blocker: Any) -> Iterator[str]:
     """A uvicorn process serving the site in conformance mode on the test database."""
     process, base = start_server({"A2A_CONFORMANCE": "1"})
