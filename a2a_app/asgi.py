@@ -43,7 +43,7 @@ from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core import signals
 from django.core.handlers import asgi
 from django.core.handlers.asgi import get_script_prefix
-from django.http import FileResponse, HttpRequest, HttpResponseBase
+from django.http import FileResponse, HttpResponseBase
 from django.urls import set_script_prefix
 
 #: Idle threads kept for the next requests; a burst beyond this gets fresh threads,
@@ -84,11 +84,8 @@ class ASGIHandler(asgi.ASGIHandler):
 
     def load_middleware(self, is_async: bool = False) -> None:
         # The chain is built for sync calls (as under WSGI) and entered once per
-        # request from get_response_async below.
+        # request, from _respond below.
         super().load_middleware(is_async=False)
-
-    async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         try:

@@ -131,15 +131,25 @@ def statement_cursor(connection: Any) -> Any:
     logged (``DEBUG``, ``CaptureQueriesContext``) it is Django's own cursor: the query log
     can show the SQL of a client-bound statement only.
     """
-    from django.db.backends.postgresql.psycopg_any import is_psycopg3
-
-    if not is_psycopg3 or connection.queries_logged:
+    cursor_class = _server_binding_cursor_class()
+    if cursor_class is None or connection.queries_logged:
         return connection.cursor()
-    from django.db.backends.postgresql.base import ServerBindingCursor
-
     connection.ensure_connection()
     connection.validate_thread_sharing()
-    return connection.make_cursor(ServerBindingCursor(connection.connection))
+    return connection.make_cursor(cursor_class(connection.connection))
+
+
+@cache
+def _server_binding_cursor_class() -> type | None:
+    """Django's psycopg 3 server-binding cursor; None with psycopg2 (imported on first use:
+    a site on SQLite alone may have no PostgreSQL driver)."""
+    from django.db.backends.postgresql.psycopg_any import is_psycopg3
+
+    if not is_psycopg3:
+        return None
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    return ServerBindingCursor
 
 
 def _quote(name: str) -> str:

@@ -168,16 +168,23 @@ def read_task_by_id(task_id: str, caller: Caller, history_length: int | None) ->
     if found is None:
         raise _not_found(task_id)
     *values, history_json, artifacts_json = found
-    fields = Task._meta.concrete_fields
+    attnames, converters = _task_columns()
     task = Task.from_db(
         connection.alias,
-        [f.attname for f in fields],
+        attnames,
         [
-            f.from_db_value(value, None, connection) if hasattr(f, "from_db_value") else value
-            for f, value in zip(fields, values, strict=True)
+            value if convert is None else convert(value, None, connection)
+            for convert, value in zip(converters, values, strict=True)
         ],
     )
     return task_to_wire(task, json.loads(history_json), json.loads(artifacts_json))
+
+
+@cache
+def _task_columns() -> tuple[list[str], list[Any]]:
+    """The task's attribute names, and each field's ``from_db_value`` (or None), in order."""
+    fields = Task._meta.concrete_fields
+    return [f.attname for f in fields], [getattr(f, "from_db_value", None) for f in fields]
 
 
 @cache

@@ -96,7 +96,7 @@ class RequestsSender:
                 error = f"no answer within {timeout:g} s"
                 continue
             except requests.ConnectionError as exc:
-                error = f"{type(exc).__name__}: {exc}"[:500]
+                error = _describe(exc)
                 reason = getattr(exc.args[0], "reason", None) if exc.args else None
                 if isinstance(reason, NewConnectionError):  # refused, unreachable
                     continue
@@ -104,10 +104,14 @@ class RequestsSender:
             except requests.Timeout:
                 return WebhookResult(None, f"no answer within {timeout:g} s")
             except requests.RequestException as exc:
-                return WebhookResult(None, f"{type(exc).__name__}: {exc}"[:500])
+                return WebhookResult(None, _describe(exc))
             response.close()
             return WebhookResult(response.status_code)
         return WebhookResult(None, error)
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"[:500]
 
 
 outbox: list[WebhookRequest] = []

@@ -33,6 +33,11 @@ def new_task(**fields) -> Task:
     return Task(**values | fields)
 
 
+def message_row(task: Task, role: str) -> dict:
+    """One history-message row for ``rows.write``, at position 0."""
+    return {"task_id": task.pk, "position": 0, "message_id": "m", "role": role, "body": {}}
+
+
 def writes(captured: CaptureQueriesContext) -> list[str]:
     return [
         q["sql"]
@@ -104,13 +109,7 @@ def test_the_last_table_gets_its_keys_in_order():
 
 def test_no_keys_when_the_last_table_has_no_rows():
     task = new_task()
-    message = {
-        "task_id": task.pk,
-        "position": 0,
-        "message_id": "m",
-        "role": "ROLE_USER",
-        "body": {},
-    }
+    message = message_row(task, "ROLE_USER")
     with transaction.atomic():
         keys = rows.write(
             task, is_new=True, update_fields=[], tables=[(TaskMessage, [message]), (TaskEvent, [])]
@@ -125,13 +124,7 @@ def test_an_update_writes_only_the_named_fields():
     later = task.status_timestamp + timedelta(seconds=3)
     task.state, task.status_timestamp, task.status_message = "TASK_STATE_COMPLETED", later, None
     task.skill_id = "changed-but-not-named"
-    message = {
-        "task_id": task.pk,
-        "position": 0,
-        "message_id": "m",
-        "role": "ROLE_AGENT",
-        "body": {},
-    }
+    message = message_row(task, "ROLE_AGENT")
     with transaction.atomic():
         keys = rows.write(
             task,
