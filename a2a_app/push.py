@@ -41,7 +41,7 @@ from .protocol.types import (
 )
 from .protocol.versions import V0_3
 from .signals import delivery_failed
-from .ssrf import UnsafeURLError, URLPolicy, check_url
+from .ssrf import UnresolvableHostError, UnsafeURLError, URLPolicy, check_url
 from .updates import TaskUpdate
 from .webhooks import WebhookRequest
 
@@ -79,8 +79,16 @@ def require_push() -> None:
 
 
 def validate_url(url: str, field: str) -> None:
+    """Refuse a webhook URL the server must never call; the error names ``field``.
+
+    A host name that does not resolve now is accepted: DNS may be down or the receiver
+    not yet deployed. Every delivery vets the URL again, and one that still does not
+    resolve then is a failed attempt, retried with backoff.
+    """
     try:
         check_url(url, url_policy())
+    except UnresolvableHostError:
+        pass
     except UnsafeURLError as exc:
         raise InvalidParamsError.for_field(field, str(exc)) from None
 
@@ -281,22 +289,32 @@ def _attempt(delivery: Delivery, config: PushConfig, sender: Any, timeout: float
     try:
         # Again now: DNS may have changed since. The sender connects to these addresses.
         addresses = tuple(check_url(config.url, url_policy()))
+    except UnresolvableHostError as exc:
+        return _retry_later(delivery, None, str(exc))
     except UnsafeURLError as exc:
         return _give_up(delivery, None, f"refused: {exc}")
     result = sender.send(_request_for(delivery, config, addresses), timeout=timeout)
-    delivery.last_status_code = result.status
-    delivery.last_error = result.error
     if result.status is not None and 200 <= result.status < 300:
+        delivery.last_status_code = result.status
+        delivery.last_error = result.error
         delivery.status = Delivery.Status.DELIVERED
         delivery.delivered_at = timezone.now()
         delivery.save()
         return None
+    error = result.error or f"HTTP {result.status}"
     retryable = result.status is None or result.status >= 500 or result.status in RETRYABLE_STATUSES
     if not retryable:
-        return _give_up(delivery, result.status, result.error or f"HTTP {result.status}")
+        return _give_up(delivery, result.status, error)
+    return _retry_later(delivery, result.status, error)
+
+
+def _retry_later(delivery: Delivery, status: int | None, error: str) -> float | None:
+    """A failed attempt worth repeating: the seconds until the next one, unless none is left."""
     if delivery.attempts >= a2a_settings.WEBHOOK_MAX_ATTEMPTS:
-        return _give_up(delivery, result.status, result.error or f"HTTP {result.status}")
+        return _give_up(delivery, status, error)
     wait = backoff_seconds(delivery.attempts)
+    delivery.last_status_code = status
+    delivery.last_error = error[:2000]
     delivery.next_attempt_at = timezone.now() + timedelta(seconds=wait)
     delivery.save()
     return wait

@@ -33,6 +33,15 @@ class UnsafeURLError(ValueError):
     """A webhook URL the server refuses to call; the message is safe to show the client."""
 
 
+class UnresolvableHostError(UnsafeURLError):
+    """The URL is well formed but its host name does not resolve, now.
+
+    Not a verdict on the URL: DNS may be down or the receiver not yet deployed. A caller
+    registering a webhook may accept it (it is vetted again before every delivery); a
+    sender treats it as a failed attempt to retry later.
+    """
+
+
 def resolve_host(host: str, port: int) -> list[str]:
     """Resolve ``host`` the way an HTTP client will: every family, unique addresses."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
@@ -213,7 +222,8 @@ def check_url(url: str, policy: URLPolicy) -> list[str]:
 
     Raises ``UnsafeURLError`` saying why when the URL is malformed, uses a refused scheme
     or userinfo, or any address the host resolves to is not public and not allowed by
-    ``policy``. One bad address is enough: the HTTP client may pick any of them.
+    ``policy``. One bad address is enough: the HTTP client may pick any of them. A host
+    name that does not resolve raises the subclass ``UnresolvableHostError``.
     """
     if not isinstance(url, str):
         raise UnsafeURLError("URL must be a string")
@@ -261,13 +271,16 @@ def check_url(url: str, policy: URLPolicy) -> list[str]:
     try:
         resolved = policy.resolver(host, port)
     except (OSError, ValueError):
-        raise UnsafeURLError(f"cannot resolve URL host {host}") from None
+        raise UnresolvableHostError(f"cannot resolve URL host {host}") from None
     if not resolved:
-        raise UnsafeURLError(f"cannot resolve URL host {host}")
+        raise UnresolvableHostError(f"cannot resolve URL host {host}")
     try:
         addresses = list(dict.fromkeys(_parse_address(str(text)) for text in resolved))
     except ValueError:
-        raise UnsafeURLError(f"cannot resolve URL host {host}") from None
+        # A resolver answer that is not an address is no address we could vet.
+        raise UnsafeURLError(
+            f"URL host {host} resolves to something that is not an address"
+        ) from None
 
     if _normalize_name(host) not in policy.allowed_hosts:
         for address in addresses:

@@ -508,7 +508,6 @@ class TestValidation:
             "https://10.1.2.3/hook",
             "https://[::1]/hook",
             "https://[::ffff:10.0.0.1]/hook",
-            "https://unknown.example.com/hook",
         ],
     )
     def test_non_public_urls_are_refused(self, rpc, url):
@@ -517,6 +516,16 @@ class TestValidation:
         assert violated_fields(error) == ["url"]
         assert PushConfig.objects.count() == 0
         assert Task.objects.get(pk=task.pk).push_config_count == 0
+
+    def test_a_host_that_does_not_resolve_yet_is_accepted(self, rpc, conformance_mode):
+        # DNS may be down or the receiver not yet deployed; deliveries vet it again.
+        task = plain_task()
+        result = created(rpc, str(task.pk), "https://not-yet.example.com/hook")
+        assert result["url"] == "https://not-yet.example.com/hook"
+        assert PushConfig.objects.get(task_id=task.pk).url == "https://not-yet.example.com/hook"
+        body = send(rpc, configuration=with_push(url="https://not-yet.example.com/other"))
+        assert "task" in body["result"], body
+        assert PushConfig.objects.filter(url="https://not-yet.example.com/other").count() == 1
 
     @pytest.mark.parametrize(
         "url", ["https://user:pw@hook.example.com/", "ftp://hook.example.com/", "not a url"]
@@ -824,6 +833,48 @@ class TestSendMessageWithConfig:
             assert "refused" in row.last_error
             assert "10.0.0.5" in row.last_error
         assert {d.pk for d in failures} == {d.pk for d in rows}
+
+    def test_a_host_that_does_not_resolve_is_a_failed_attempt_retried(
+        self, rpc, dns, scheduled, settings, failures, django_capture_on_commit_callbacks
+    ):
+        settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_MAX_ATTEMPTS": 3}
+        _, config = pushed_task(rpc, url="https://later.example.com/hook")
+        first = deliveries(config)[0]
+        sender = ScriptedSender(200, 200)
+
+        assert push.deliver(config.pk, sender=sender) == "wait"
+        first.refresh_from_db()
+        assert first.status == Delivery.Status.PENDING
+        assert (first.attempts, first.last_status_code) == (1, None)
+        assert first.last_error == "cannot resolve URL host later.example.com"
+        assert 1 <= scheduled[-1][1] <= 2
+        assert sender.requests == []
+
+        # The receiver is deployed: the next attempt goes through, in order.
+        dns["later.example.com"] = [PUBLIC_IP]
+        make_due(first)
+        with django_capture_on_commit_callbacks(execute=True):
+            assert push.deliver(config.pk, sender=sender) == "done"
+        first, second = deliveries(config)
+        assert (first.status, first.attempts) == (Delivery.Status.DELIVERED, 2)
+        assert second.status == Delivery.Status.DELIVERED
+        assert [r.addresses for r in sender.requests] == [(PUBLIC_IP,)] * 2
+        assert failures == []
+
+    def test_a_host_that_never_resolves_gives_up_after_max_attempts(
+        self, rpc, settings, failures, django_capture_on_commit_callbacks
+    ):
+        settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_MAX_ATTEMPTS": 2}
+        _, config = pushed_task(rpc, url="https://never.example.com/hook")
+        first = deliveries(config)[0]
+        with django_capture_on_commit_callbacks(execute=True):
+            assert push.deliver(config.pk, sender=ScriptedSender()) == "wait"
+            make_due(first)
+            assert push.deliver(config.pk, sender=ScriptedSender()) == "wait"
+        first.refresh_from_db()
+        assert (first.status, first.attempts) == (Delivery.Status.FAILED, 2)
+        assert first.last_error == "cannot resolve URL host never.example.com"
+        assert [d.pk for d in failures] == [first.pk]
 
     def test_metadata_address_is_refused_at_send_time(self, rpc, dns):
         _, config = pushed_task(rpc)

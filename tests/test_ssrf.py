@@ -13,6 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from a2a_app.ssrf import (
+    UnresolvableHostError,
     UnsafeURLError,
     URLPolicy,
     check_url,
@@ -110,7 +111,7 @@ def test_allowed_urls_return_vetted_addresses(url: str, expected: list[str]) -> 
         # Resolution.
         ("https://nowhere.example.com/", "cannot resolve URL host nowhere.example.com"),
         ("https://empty.example.com/", "cannot resolve"),
-        ("https://garbage.example.com/", "cannot resolve"),
+        ("https://garbage.example.com/", "resolves to something that is not an address"),
         # IPv4 literals, in every spelling inet_aton (and so getaddrinfo) accepts.
         ("https://127.0.0.1/", "is a loopback address 127.0.0.1"),
         ("https://2130706433/", "is a loopback address 127.0.0.1"),
@@ -254,8 +255,32 @@ def test_resolver_value_error_is_a_resolution_failure() -> None:
     def broken(host: str, port: int) -> list[str]:
         raise UnicodeError("label too long")
 
-    with pytest.raises(UnsafeURLError, match="cannot resolve URL host hooks.example.com"):
+    with pytest.raises(UnresolvableHostError, match="cannot resolve URL host hooks.example.com"):
         check_url("https://hooks.example.com/", URLPolicy(resolver=broken))
+
+
+@pytest.mark.parametrize("host", ["nowhere.example.com", "empty.example.com"])
+def test_a_name_that_does_not_resolve_is_told_apart(host: str) -> None:
+    # Callers accept such a URL at registration and retry it at delivery, so the guard
+    # must say "does not resolve" apart from "resolves somewhere unsafe".
+    with pytest.raises(UnresolvableHostError, match=f"cannot resolve URL host {host}"):
+        check_url(f"https://{host}/hook", DEFAULT)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://garbage.example.com/",
+        "https://rebind.example.com/",
+        "https://127.0.0.1/",
+        "https://[::1]/",
+        "http://nowhere.example.com/",
+    ],
+)
+def test_refusals_are_not_mistaken_for_resolution_failures(url: str) -> None:
+    with pytest.raises(UnsafeURLError) as caught:
+        check_url(url, DEFAULT)
+    assert not isinstance(caught.value, UnresolvableHostError), caught.value
 
 
 def test_non_string_url() -> None:
