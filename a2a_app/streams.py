@@ -3,8 +3,10 @@
 A stream is a Task snapshot followed by the task's events from its log (``TaskEvent``),
 in order, from wherever the task runs: this request's thread (inline skills), a Celery
 worker, or site code in another process. :mod:`a2a_app.notify` wakes the stream; the log
-is the truth. A stream closes after a terminal state or after input-required or
-auth-required (our skills never resume on their own from those). A client that goes away
+is the truth. A SendStreamingMessage stream closes after a terminal state or after
+input-required or auth-required: its sender must answer, and our skills never resume on
+their own from those. A SubscribeToTask stream closes only after a terminal state: whoever
+subscribed watches the task through the turns that others answer. A client that goes away
 only stops reading: the task goes on.
 
 The synchronous part (validation, creating or continuing the task) runs in the view and
@@ -53,6 +55,7 @@ logger = logging.getLogger("a2a_app.streams")
 
 JSON = dict[str, Any]
 CLOSING_STATES = frozenset(s.value for s in TERMINAL_STATES | INTERRUPTED_STATES)
+TERMINAL_STATE_VALUES = frozenset(s.value for s in TERMINAL_STATES)
 
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
@@ -82,6 +85,8 @@ class StreamStart:
     run: Callable[[], Any] | None = None
     #: Set by a lazily created task (see InlineStart) before the stream reads.
     first: Future = field(default_factory=Future)
+    #: A subscription: stay open through interrupted states, close after a terminal one.
+    until_terminal: bool = False
 
 
 # --- the synchronous part -------------------------------------------------------------------
@@ -165,7 +170,12 @@ def start_subscription(request: TaskIdRequest, caller: Caller) -> StreamStart:
                 metadata={"taskId": request.id, "state": task.state},
             )
         snapshot = store.read_task(task, None)
-    return StreamStart(snapshot={"task": snapshot}, task_id=str(task.pk), after=task.event_count)
+    return StreamStart(
+        snapshot={"task": snapshot},
+        task_id=str(task.pk),
+        after=task.event_count,
+        until_terminal=True,
+    )
 
 
 class InlineStart:
@@ -315,7 +325,8 @@ async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
             yield payload, True
             return
         start.snapshot, start.after = payload, after
-    closed = start.snapshot["task"]["status"]["state"] in CLOSING_STATES
+    closing_states = TERMINAL_STATE_VALUES if start.until_terminal else CLOSING_STATES
+    closed = start.snapshot["task"]["status"]["state"] in closing_states
     yield start.snapshot, closed
     if closed:
         return
@@ -328,7 +339,7 @@ async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
             wake.clear()
             for sequence, body in await fetch(task_id, after):
                 after = sequence
-                last = ends_stream(body)
+                last = ends_stream(body, at_interrupted=not start.until_terminal)
                 yield body, last
                 if last:
                     return

@@ -690,13 +690,49 @@ class TestSubscribe:
         ]
         assert not notify.waiters.watched()
 
-    def test_subscribe_to_input_required_gives_the_snapshot_and_closes(self, rpc, aclient):
+    def test_a_subscription_stays_open_until_the_task_ends(self, rpc, aclient, later):
+        # STREAM-SUB-002: subscribe to a task waiting for input; others answer it (twice,
+        # the first answer asks again); the stream ends with the terminal event only.
         task = rpc("SendMessage", send_params("input x"))["result"]["task"]
-        stream = run(stream_all(aclient, "SubscribeToTask", {"id": task["id"]}))
-        [only] = [result_of(f) for f in stream.data]
-        assert only["task"]["id"] == task["id"]
-        assert only["task"]["status"]["state"] == INPUT_REQUIRED
+        assert task["status"]["state"] == INPUT_REQUIRED
+        seen = Task.objects.get(pk=task["id"]).event_count
+
+        def answer(text: str) -> JSON:
+            params = send_params(text, taskId=task["id"])
+            response = Client().post(
+                "/a2a/jsonrpc",
+                envelope("SendMessage", params, 2),
+                content_type="application/json",
+            )
+            return response.json()["result"]["task"]
+
+        async def scenario():
+            stream = await open_stream(aclient, "SubscribeToTask", {"id": task["id"]})
+            snapshot = await stream.event()
+            asked_again = later(answer, "input more", delay=0.2)
+            middle = [await stream.event()]
+            completed = later(answer, "done now", delay=0.2)
+            return stream, snapshot, middle, await stream.rest(), asked_again, completed
+
+        stream, snapshot, middle, rest, asked_again, completed = run(scenario())
+        assert snapshot["task"]["status"]["state"] == INPUT_REQUIRED
+        assert asked_again.outcome()["status"]["state"] == INPUT_REQUIRED
+        assert completed.outcome()["status"]["state"] == COMPLETED
+        events = middle + rest
+        # An inline follow-up records its outcome only (no WORKING in between).
+        assert summary(events) == [
+            ("status", INPUT_REQUIRED),
+            ("artifact", "echo: done now"),
+            ("status", COMPLETED),
+        ]
+        assert events == log_bodies(task["id"], after=seen)
+        assert stream.ended
         assert not notify.waiters.watched()
+
+    def test_a_streaming_send_still_ends_at_input_required(self, rpc, aclient):
+        # Its sender must answer: the stream is done when the task waits for it.
+        stream = run(stream_all(aclient, "SendStreamingMessage", send_params("input x")))
+        assert summary([result_of(f) for f in stream.data])[-1] == ("status", INPUT_REQUIRED)
 
     def test_cancel_ends_a_subscription(self, rpc, aclient):
         task = submitted(rpc)

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
-from django.test import AsyncClient
+from django.test import AsyncClient, Client
 
 from a2a_app import card, notify, push, runner, skills, webhooks
 from a2a_app.models import Delivery, PushConfig, Task
@@ -632,11 +632,31 @@ class TestStreams:
         assert result(canceled)["status"]["state"] == "canceled"
         assert summary(rest) == [("status-update", "canceled", True)]
 
-    def test_resubscribe_to_input_required_is_the_snapshot(self, rpc):
+    def test_resubscribe_stays_open_until_the_task_ends(self, rpc, later):
         task = input_required(rpc)
-        [only] = run(stream_all("tasks/resubscribe", {"id": task["id"]}))
-        assert_v03_task(only)
-        assert only["status"]["state"] == "input-required"
+
+        def answer() -> JSON:
+            payload = {"jsonrpc": "2.0", "id": 2, "method": "message/send"}
+            payload["params"] = send_params("done", taskId=task["id"])
+            response = Client().post("/a2a/jsonrpc", payload, content_type="application/json")
+            return result(response.json())
+
+        async def scenario():
+            stream = await open_stream("tasks/resubscribe", {"id": task["id"]})
+            snapshot = await stream.event()
+            answered = later(answer)
+            return snapshot, await stream.rest(), answered
+
+        snapshot, rest, answered = run(scenario())
+        assert answered.outcome()["status"]["state"] == "completed"
+        assert_v03_task(snapshot)
+        events = [snapshot, *rest]
+        assert summary(events) == [
+            ("task", "input-required"),
+            ("artifact-update", "echo: done"),
+            ("status-update", "completed", True),
+        ]
+        assert_final_only_on_last(events)
 
     def test_resubscribe_to_a_completed_task(self, rpc):
         task = send(rpc, "hello")

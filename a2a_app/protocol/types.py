@@ -51,13 +51,19 @@ TERMINAL_STATES = frozenset(
 INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
 
 
-def ends_stream(event: dict[str, Any]) -> bool:
-    """A status update to a terminal or interrupted state: the last event of a stream."""
+def ends_stream(event: dict[str, Any], *, at_interrupted: bool = True) -> bool:
+    """A status update to a terminal state, or (``at_interrupted``) to an interrupted one:
+    the last event of a stream.
+
+    A SendStreamingMessage stream ends at an interrupted state, because its sender must
+    answer; a SubscribeToTask stream (``at_interrupted=False``) stays open through it,
+    because someone else may answer.
+    """
     update = event.get("statusUpdate")
     if update is None:
         return False
     state = TaskState(update["status"]["state"])
-    return state.is_terminal or state.is_interrupted
+    return state.is_terminal or (at_interrupted and state.is_interrupted)
 
 
 # Proto enum numbers, accepted on input as ProtoJSON allows.

@@ -111,3 +111,43 @@ def test_subscribe_to_a_running_task(start_web, start_worker) -> None:
     assert kinds[0] in ("task:SUBMITTED", "task:WORKING")
     assert kinds[-1] == "COMPLETED"
     assert "artifact_update" in kinds
+
+
+def test_a_subscription_sees_a_task_answered_elsewhere_to_its_end(start_web) -> None:
+    # The TCK's STREAM-SUB-002: subscribe to a task waiting for input, answer it from
+    # another connection; the subscription's last event is the terminal one.
+    base = start_web()
+
+    async def scenario() -> tuple[list, object]:
+        async with httpx.AsyncClient(timeout=60) as http, httpx.AsyncClient(timeout=60) as other:
+            client = await client_for(base, http)
+            plain = ClientFactory(ClientConfig(httpx_client=other, streaming=False)).create(
+                await A2ACardResolver(other, base).get_agent_card()
+            )
+            ask = Message(
+                message_id=f"tck-input-required-{uuid.uuid4()}",
+                role=Role.ROLE_USER,
+                parts=[Part(text="start")],
+            )
+            (first,) = [e async for e in plain.send_message(SendMessageRequest(message=ask))]
+            task_id = first.task.id
+            assert first.task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+
+            async def answer():
+                await asyncio.sleep(0.5)
+                done = Message(
+                    message_id=f"tck-complete-task-{uuid.uuid4()}",
+                    role=Role.ROLE_USER,
+                    task_id=task_id,
+                    parts=[Part(text="Complete")],
+                )
+                return [e async for e in plain.send_message(SendMessageRequest(message=done))]
+
+            answering = asyncio.create_task(answer())
+            events = [e async for e in client.subscribe(SubscribeToTaskRequest(id=task_id))]
+            return events, await answering
+
+    events, (answered,) = asyncio.run(asyncio.wait_for(scenario(), 30))
+    assert answered.task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert [describe(e) for e in events] == ["task:INPUT_REQUIRED", "COMPLETED"]
+    assert events[-1].status_update.status.message.parts[0].text == "Hello from TCK"
