@@ -78,3 +78,13 @@ bench: $(VENV)/.run-deps
 bench-smoke: $(VENV)/.run-deps
 	$(PY) -m pip install --quiet -r bench/requirements.txt
 	$(PY) -m bench.run --smoke $(BENCH_ARGS)
+
+# --- conformance: the official A2A TCK ----------------------------------------------------
+.PHONY: tck
+
+## The official TCK's MUST level (JSON-RPC and HTTP+JSON) against the conformance site on
+## PostgreSQL with a worker; fails on any MUST failure but the known TCK defects listed in
+## scripts/tck.py. TCK_DIR: a checkout of a2aproject/a2a-tck at 357c4a8 (not on PyPI).
+tck: $(VENV)/.run-deps
+	@test -n "$(TCK_DIR)" || { echo "usage: make tck TCK_DIR=<a2a-tck checkout at 357c4a8>"; exit 2; }
+	$(PY) -m scripts.tck --tck-dir "$(TCK_DIR)" $(TCK_ARGS)
