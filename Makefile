@@ -38,7 +38,7 @@ run: $(VENV)/.run-deps
 	touch $@
 
 ## Install the test tools and run the whole suite on SQLite, then again on PostgreSQL
-## (where task writes take their one-statement path, see a2a_app/rows.py)
+## (where task writes take their one-statement path, see a2a_app/core/rows.py)
 test: $(VENV)/.dev-deps .venv-sdk03/.deps
 	$(PY) -m pytest
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(PY) -m pytest

@@ -11,11 +11,13 @@ from django.http import HttpRequest
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from . import push, registry, service
-from .auth import Caller
-from .models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskMessage
-from .protocol.errors import A2AError
-from .protocol.types import TERMINAL_STATES, TaskIdRequest
+from a2a_app.core import service
+from a2a_app.core.caller import Caller
+from a2a_app.models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskMessage
+from a2a_app.protocol.errors import A2AError
+from a2a_app.protocol.types import TERMINAL_STATES, TaskIdRequest
+from a2a_app.push import delivery
+from a2a_app.skills import registry
 
 
 class SkillForm(forms.ModelForm):
@@ -223,5 +225,5 @@ class DeliveryAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Redeliver selected events"))
     def redeliver(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
-        count = push.redeliver(queryset)
+        count = delivery.redeliver(queryset)
         self.message_user(request, _("Queued %d delivery(ies) again.") % count, messages.SUCCESS)

@@ -19,10 +19,10 @@ from typing import Any
 
 from django.db import transaction
 
-from .context import agent_message, data_artifact, text_artifact
-from .models import Task
-from .protocol.types import Artifact, Part, TaskState
-from .updates import TaskUpdate
+from a2a_app.core.updates import TaskUpdate
+from a2a_app.models import Task
+from a2a_app.protocol.types import Artifact, Part, TaskState
+from a2a_app.skills.context import agent_message, data_artifact, text_artifact
 
 
 class TaskClosed(ValueError):

@@ -1,4 +1,5 @@
-"""App configuration: wires signals and discovers each app's ``a2a_skills`` module."""
+"""App configuration: connects signal receivers, registers checks and Celery jobs, and
+discovers each installed app's ``a2a_skills`` module."""
 
 from django.apps import AppConfig
 
@@ -9,9 +10,12 @@ class A2AAppConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import checks, registry, skills  # noqa: F401  (connect signals, register checks)
-        from .conf import a2a_settings
+        # Imported for their side effects: system checks, the catalogue's signal
+        # receivers, the Celery jobs a worker runs.
+        from a2a_app import checks, jobs  # noqa: F401
+        from a2a_app.conf import a2a_settings
+        from a2a_app.skills import catalogue, registry  # noqa: F401
 
         if a2a_settings.CONFORMANCE_MODE:
-            from . import conformance  # noqa: F401  (registers the "conformance" skill)
+            from a2a_app.skills import conformance  # noqa: F401  (registers its skill)
         registry.autodiscover()

@@ -7,8 +7,8 @@ from typing import Any
 from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
-from . import registry
-from .conf import DEFAULTS, SETTING_NAME, a2a_settings
+from a2a_app.conf import DEFAULTS, SETTING_NAME, a2a_settings
+from a2a_app.skills import registry
 
 
 @register()
@@ -47,7 +47,7 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list:
 @register(Tags.database)
 def check_skill_handlers(app_configs: Any = None, **kwargs: Any) -> list:
     """Rows whose handler is no longer registered (run with ``check --database default``)."""
-    from .models import Skill
+    from a2a_app.models import Skill
 
     problems = []
     try:

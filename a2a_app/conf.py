@@ -51,7 +51,7 @@ DEFAULTS: dict[str, Any] = {
     # Larger request bodies are refused before parsing.
     "MAX_REQUEST_BYTES": 1024 * 1024,
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
-    "ROUTER": "a2a_app.routing.route_message",
+    "ROUTER": "a2a_app.skills.routing.route_message",
     # --- background skills (Celery) ---------------------------------------------------
     # A blocking SendMessage to a background skill waits at most this long, then answers
     # with the task as it is (usually WORKING).
@@ -68,8 +68,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_MAX_ATTEMPTS": 8,
     "WEBHOOK_BACKOFF_SECONDS": 2,
     "WEBHOOK_BACKOFF_MAX_SECONDS": 600,
-    # The class that POSTs webhooks; "a2a_app.webhooks.OutboxSender" records them (tests).
-    "WEBHOOK_SENDER": "a2a_app.webhooks.RequestsSender",
+    # The class that POSTs webhooks; "a2a_app.push.senders.OutboxSender" records them (tests).
+    "WEBHOOK_SENDER": "a2a_app.push.senders.RequestsSender",
     # http:// webhook URLs are refused unless this is true (None: allowed when DEBUG).
     "WEBHOOK_ALLOW_HTTP": None,
     # Hosts and networks (CIDR strings) exempt from the SSRF guard.

@@ -7,16 +7,16 @@ and ``rest_urlpatterns`` separately (keep the ``a2a_app`` namespace).
 
 from django.urls import path, re_path
 
-from . import openapi, rest, rest_v03, views
+from a2a_app.bindings import card, jsonrpc, openapi, rest, rest_v03
 
 app_name = "a2a_app"
 
 card_urlpatterns = [
-    path(".well-known/agent-card.json", views.agent_card, name="agent-card"),
+    path(".well-known/agent-card.json", card.agent_card, name="agent-card"),
 ]
 
 jsonrpc_urlpatterns = [
-    re_path(r"^a2a/jsonrpc/?$", views.jsonrpc, name="jsonrpc"),
+    re_path(r"^a2a/jsonrpc/?$", jsonrpc.jsonrpc, name="jsonrpc"),
 ]
 
 TASK = r"(?P<id>[^/:]+)"

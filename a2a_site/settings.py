@@ -88,7 +88,7 @@ elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.post
         "timeout": 10,
     }
     # Prepared statements for the statements a2a_app binds on the server (its task
-    # writes and GetTask reads, see a2a_app/rows.py): PostgreSQL plans them once per
+    # writes and GetTask reads, see a2a_app/core/rows.py): PostgreSQL plans them once per
     # connection, not on every request. Django turns them off by default for the sake of
     # PgBouncer in transaction mode before 1.21: DB_PREPARE_THRESHOLD=0 turns them off.
     _db["OPTIONS"]["prepare_threshold"] = env.int("DB_PREPARE_THRESHOLD", default=5) or None

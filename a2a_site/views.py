@@ -4,8 +4,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from a2a_app.card import base_url
-from a2a_app.skills import get_catalogue
+from a2a_app.bindings.card import base_url
+from a2a_app.skills.catalogue import get_catalogue
 
 
 def home(request: HttpRequest) -> HttpResponse:

@@ -16,7 +16,7 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from a2a_app.auth import ANONYMOUS_SCOPE
+from a2a_app.core.caller import ANONYMOUS_SCOPE
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 
 COMPLETED = "TASK_STATE_COMPLETED"
@@ -103,7 +103,7 @@ def big_context(tasks: int = 100_000, log=print) -> None:
 
 def deep_page_token(offset: int) -> str:
     """The ListTasks pageToken whose page starts at ``offset`` in BIG_CONTEXT's order."""
-    from a2a_app import store
+    from a2a_app.core import store
 
     before = Task.objects.filter(owner=ANONYMOUS_SCOPE, context_id=BIG_CONTEXT).order_by(
         "-status_timestamp", "-pk"

@@ -13,8 +13,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from a2a_app.context import Completed, InputRequired, Rejected, SkillContext, Working
-from a2a_app.registry import skill
+from a2a_app.skills.context import Completed, InputRequired, Rejected, SkillContext, Working
+from a2a_app.skills.registry import skill
 
 from . import booking, catering, replies
 from .booking import NoTableFree, Problem

@@ -96,7 +96,7 @@ def rpc(client: Client) -> RpcCall:
 def conformance_mode() -> Iterator[None]:
     from django.conf import settings
 
-    from a2a_app import conformance  # noqa: F401  (registers the skill)
+    from a2a_app.skills import conformance  # noqa: F401  (registers the skill)
 
     with override_settings(A2A_APP={**settings.A2A_APP, "CONFORMANCE_MODE": True}):
         yield

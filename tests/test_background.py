@@ -23,14 +23,19 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from a2a_app import api, card, push, runner, service, skills, tasks
-from a2a_app.auth import Caller
-from a2a_app.context import text_artifact
-from a2a_app.execution import SAFE_FAILURE_TEXT
+from a2a_app import api
+from a2a_app import jobs as tasks
+from a2a_app.bindings import card
+from a2a_app.core import runner, service
+from a2a_app.core.caller import Caller
+from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskEvent, TaskMessage
 from a2a_app.protocol.types import TaskIdRequest, TaskState
-from a2a_app.registry import SkillSpec, registered
+from a2a_app.push import delivery
 from a2a_app.signals import artifact_added, task_status_changed
+from a2a_app.skills import catalogue as skills
+from a2a_app.skills.context import text_artifact
+from a2a_app.skills.registry import SkillSpec, registered
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +66,7 @@ def _no_network(monkeypatch, settings):
         raise OSError("tests must not resolve names")
 
     monkeypatch.setattr(socket, "getaddrinfo", no_dns)
-    settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_SENDER": "a2a_app.webhooks.OutboxSender"}
+    settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender"}
 
 
 @pytest.fixture(autouse=True)
@@ -76,7 +81,7 @@ def enqueued(monkeypatch) -> list[str]:
 def scheduled(monkeypatch) -> list[list[int]]:
     calls: list[list[int]] = []
     monkeypatch.setattr(
-        push, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
+        delivery, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
     )
     return calls
 

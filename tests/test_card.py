@@ -15,9 +15,11 @@ from django.core.management.base import SystemCheckError
 from django.test import Client, override_settings
 from django.utils.http import http_date, parse_http_date
 
-from a2a_app import card, checks, skills
+from a2a_app import checks
+from a2a_app.bindings import card
 from a2a_app.models import CatalogChange, Skill
-from a2a_app.registry import SkillSpec, registered
+from a2a_app.skills import catalogue as skills
+from a2a_app.skills.registry import SkillSpec, registered
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,9 @@ from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
 from django.test import Client, RequestFactory, override_settings
 
-from a2a_app import card, skills, views
+from a2a_app.bindings import card, jsonrpc
 from a2a_app.models import Task
+from a2a_app.skills import catalogue as skills
 from tests.conftest import user_message
 
 pytestmark = pytest.mark.django_db
@@ -163,7 +164,7 @@ class TestEnvelope:
         assert body["error"]["code"] == -32004
 
     def test_unexpected_exception_is_internal_error(self, rpc, monkeypatch):
-        from a2a_app import jsonrpc as binding
+        from a2a_app.bindings import operations as binding
 
         def explode(params, caller):
             raise RuntimeError("secret internals")
@@ -193,7 +194,7 @@ class TestTransport:
         )
         environ = dict(request.environ)
         del environ["CONTENT_TYPE"]
-        response = views.jsonrpc(WSGIRequest(environ))
+        response = jsonrpc.jsonrpc(WSGIRequest(environ))
         assert response.status_code == 200
         error = json.loads(response.content)["error"]
         assert error["code"] == -32005

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from a2a_app.protocol import errors
-from a2a_app.protocol import jsonrpc as envelope
+from a2a_app.protocol import jsonrpc_envelope as envelope
 from a2a_app.protocol.errors import (
     BAD_REQUEST_TYPE,
     ERROR_DOMAIN,

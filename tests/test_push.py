@@ -23,10 +23,13 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from a2a_app import card, push, skills, webhooks
+from a2a_app.bindings import card
 from a2a_app.models import Delivery, PushConfig, Task, TaskEvent
+from a2a_app.push import delivery, policy
+from a2a_app.push import senders as webhooks
+from a2a_app.push.senders import OutboxSender, WebhookResult
 from a2a_app.signals import delivery_failed
-from a2a_app.webhooks import OutboxSender, WebhookResult
+from a2a_app.skills import catalogue as skills
 
 pytestmark = pytest.mark.django_db
 
@@ -73,10 +76,10 @@ def dns(monkeypatch) -> dict[str, list[str]]:
             raise OSError(f"stub resolver does not know {host}")
         return list(table[host])
 
-    real_policy = push.url_policy
+    real_policy = policy.url_policy
     # The real policy (settings: http, conformance networks...) with the stub resolver.
     monkeypatch.setattr(
-        push, "url_policy", lambda: dataclasses.replace(real_policy(), resolver=resolver)
+        policy, "url_policy", lambda: dataclasses.replace(real_policy(), resolver=resolver)
     )
 
     def no_dns(*args: Any, **kwargs: Any) -> Any:
@@ -88,7 +91,7 @@ def dns(monkeypatch) -> dict[str, list[str]]:
 
 @pytest.fixture(autouse=True)
 def outbox(settings) -> list[webhooks.WebhookRequest]:
-    settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_SENDER": "a2a_app.webhooks.OutboxSender"}
+    settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender"}
     webhooks.outbox.clear()
     yield webhooks.outbox
     webhooks.outbox.clear()
@@ -102,7 +105,7 @@ def scheduled(monkeypatch) -> list[tuple[list[int], float]]:
     def record(config_ids: list[int], countdown: float = 0) -> None:
         calls.append((list(config_ids), countdown))
 
-    monkeypatch.setattr(push, "schedule_deliveries", record)
+    monkeypatch.setattr(delivery, "schedule_deliveries", record)
     return calls
 
 
@@ -674,7 +677,7 @@ class TestSendMessageWithConfig:
         task, config = pushed_task(
             rpc, token="tok-1", authentication={"scheme": "Bearer", "credentials": "cred-1"}
         )
-        assert push.deliver(config.pk) == "done"
+        assert delivery.deliver(config.pk) == "done"
         assert len(outbox) == 2
         for request in outbox:
             assert request.url == HOOK
@@ -695,12 +698,12 @@ class TestSendMessageWithConfig:
             assert row.status == Delivery.Status.DELIVERED
             assert row.delivered_at is not None
             assert (row.attempts, row.last_status_code) == (1, 200)
-        assert push.deliver(config.pk) == "done"
+        assert delivery.deliver(config.pk) == "done"
         assert len(outbox) == 2  # nothing twice
 
     def test_no_auth_headers_without_authentication(self, rpc, outbox):
         _, config = pushed_task(rpc)
-        assert push.deliver(config.pk) == "done"
+        assert delivery.deliver(config.pk) == "done"
         assert len(outbox) == 2
         for request in outbox:
             assert "Authorization" not in request.headers
@@ -710,9 +713,9 @@ class TestSendMessageWithConfig:
     def test_event_id_is_stable_across_retries(self, rpc):
         _, config = pushed_task(rpc)
         sender = ScriptedSender(503, 200, 200)
-        assert push.deliver(config.pk, sender=sender) == "wait"
+        assert delivery.deliver(config.pk, sender=sender) == "wait"
         make_due(deliveries(config)[0])
-        assert push.deliver(config.pk, sender=sender) == "done"
+        assert delivery.deliver(config.pk, sender=sender) == "done"
         ids = event_ids(sender.requests)
         assert len(ids) == 3
         assert ids[0] == ids[1] != ids[2]
@@ -724,7 +727,7 @@ class TestSendMessageWithConfig:
         sender = ScriptedSender(500, 500, 200, 200)
 
         before = timezone.now()
-        assert push.deliver(config.pk, sender=sender) == "wait"
+        assert delivery.deliver(config.pk, sender=sender) == "wait"
         first.refresh_from_db()
         assert first.status == Delivery.Status.PENDING
         assert (first.attempts, first.last_status_code) == (1, 500)
@@ -735,20 +738,20 @@ class TestSendMessageWithConfig:
         assert len(sender.requests) == 1
 
         # Not due yet: nothing is sent, the later event waits behind the first.
-        assert push.deliver(config.pk, sender=sender) == "wait"
+        assert delivery.deliver(config.pk, sender=sender) == "wait"
         assert len(sender.requests) == 1
         assert scheduled[-1][1] > 0
         second.refresh_from_db()
         assert (second.status, second.attempts) == (Delivery.Status.PENDING, 0)
 
         make_due(first)
-        assert push.deliver(config.pk, sender=sender) == "wait"
+        assert delivery.deliver(config.pk, sender=sender) == "wait"
         first.refresh_from_db()
         assert (first.attempts, first.status) == (2, Delivery.Status.PENDING)
         assert 2 <= scheduled[-1][1] <= 4
 
         make_due(first)
-        assert push.deliver(config.pk, sender=sender) == "done"
+        assert delivery.deliver(config.pk, sender=sender) == "done"
         first.refresh_from_db()
         second.refresh_from_db()
         assert (first.status, first.attempts, first.last_status_code) == (
@@ -766,7 +769,7 @@ class TestSendMessageWithConfig:
     def test_retryable_failures_wait(self, rpc, status):
         _, config = pushed_task(rpc)
         sender = ScriptedSender(status)
-        assert push.deliver(config.pk, sender=sender) == "wait"
+        assert delivery.deliver(config.pk, sender=sender) == "wait"
         first, second = deliveries(config)
         assert first.status == Delivery.Status.PENDING
         assert (first.attempts, first.last_status_code) == (1, status)
@@ -783,7 +786,7 @@ class TestSendMessageWithConfig:
         _, config = pushed_task(rpc)
         sender = ScriptedSender(status, 200)
         with django_capture_on_commit_callbacks(execute=True):
-            assert push.deliver(config.pk, sender=sender) == "done"
+            assert delivery.deliver(config.pk, sender=sender) == "done"
         first, second = deliveries(config)
         assert first.status == Delivery.Status.FAILED
         assert (first.attempts, first.last_status_code) == (1, status)
@@ -800,13 +803,13 @@ class TestSendMessageWithConfig:
         sender = ScriptedSender(503, 503, 503, 503)
         first = deliveries(config)[0]
         with django_capture_on_commit_callbacks(execute=True):
-            assert push.deliver(config.pk, sender=sender) == "wait"
+            assert delivery.deliver(config.pk, sender=sender) == "wait"
             make_due(first)
-            assert push.deliver(config.pk, sender=sender) == "wait"
+            assert delivery.deliver(config.pk, sender=sender) == "wait"
             assert failures == []
             make_due(first)
             # Third failure: given up; the next event gets its first attempt (503 again).
-            assert push.deliver(config.pk, sender=sender) == "wait"
+            assert delivery.deliver(config.pk, sender=sender) == "wait"
         first, second = deliveries(config)
         assert first.status == Delivery.Status.FAILED
         assert (first.attempts, first.last_status_code) == (3, 503)
@@ -823,7 +826,7 @@ class TestSendMessageWithConfig:
         dns["hook.example.com"] = ["10.0.0.5"]
         sender = ScriptedSender()
         with django_capture_on_commit_callbacks(execute=True):
-            assert push.deliver(config.pk, sender=sender) == "done"
+            assert delivery.deliver(config.pk, sender=sender) == "done"
         assert sender.requests == []
         rows = deliveries(config)
         for row in rows:
@@ -842,7 +845,7 @@ class TestSendMessageWithConfig:
         first = deliveries(config)[0]
         sender = ScriptedSender(200, 200)
 
-        assert push.deliver(config.pk, sender=sender) == "wait"
+        assert delivery.deliver(config.pk, sender=sender) == "wait"
         first.refresh_from_db()
         assert first.status == Delivery.Status.PENDING
         assert (first.attempts, first.last_status_code) == (1, None)
@@ -854,7 +857,7 @@ class TestSendMessageWithConfig:
         dns["later.example.com"] = [PUBLIC_IP]
         make_due(first)
         with django_capture_on_commit_callbacks(execute=True):
-            assert push.deliver(config.pk, sender=sender) == "done"
+            assert delivery.deliver(config.pk, sender=sender) == "done"
         first, second = deliveries(config)
         assert (first.status, first.attempts) == (Delivery.Status.DELIVERED, 2)
         assert second.status == Delivery.Status.DELIVERED
@@ -868,9 +871,9 @@ class TestSendMessageWithConfig:
         _, config = pushed_task(rpc, url="https://never.example.com/hook")
         first = deliveries(config)[0]
         with django_capture_on_commit_callbacks(execute=True):
-            assert push.deliver(config.pk, sender=ScriptedSender()) == "wait"
+            assert delivery.deliver(config.pk, sender=ScriptedSender()) == "wait"
             make_due(first)
-            assert push.deliver(config.pk, sender=ScriptedSender()) == "wait"
+            assert delivery.deliver(config.pk, sender=ScriptedSender()) == "wait"
         first.refresh_from_db()
         assert (first.status, first.attempts) == (Delivery.Status.FAILED, 2)
         assert first.last_error == "cannot resolve URL host never.example.com"
@@ -880,7 +883,7 @@ class TestSendMessageWithConfig:
         _, config = pushed_task(rpc)
         dns["hook.example.com"] = [PUBLIC_IP, "169.254.169.254"]
         sender = ScriptedSender()
-        assert push.deliver(config.pk, sender=sender) == "done"
+        assert delivery.deliver(config.pk, sender=sender) == "done"
         assert sender.requests == []
         assert {d.status for d in deliveries(config)} == {Delivery.Status.FAILED}
 
@@ -889,15 +892,15 @@ class TestSendMessageWithConfig:
         until = timezone.now() + timedelta(seconds=60)
         PushConfig.objects.filter(pk=config.pk).update(delivering_until=until)
         sender = ScriptedSender()
-        assert push.deliver(config.pk, sender=sender) == "busy"
+        assert delivery.deliver(config.pk, sender=sender) == "busy"
         assert sender.requests == []
         assert PushConfig.objects.get(pk=config.pk).delivering_until == until
-        assert push.due_configs() == []
+        assert delivery.due_configs() == []
         # An expired lease (its worker died) is taken over.
         PushConfig.objects.filter(pk=config.pk).update(
             delivering_until=timezone.now() - timedelta(seconds=1)
         )
-        assert push.deliver(config.pk, sender=sender) == "done"
+        assert delivery.deliver(config.pk, sender=sender) == "done"
         assert len(sender.requests) == 2
         assert PushConfig.objects.get(pk=config.pk).delivering_until is None
 
@@ -909,19 +912,19 @@ class TestSendMessageWithConfig:
             {"taskId": str(config.task_id), "id": config.config_id},
         )
         sender = ScriptedSender()
-        assert push.deliver(pk, sender=sender) == "gone"
+        assert delivery.deliver(pk, sender=sender) == "gone"
         assert sender.requests == []
 
     def test_redeliver_resets_a_failed_delivery(
         self, rpc, scheduled, django_capture_on_commit_callbacks
     ):
         _, config = pushed_task(rpc)
-        assert push.deliver(config.pk, sender=ScriptedSender(404, 200)) == "done"
+        assert delivery.deliver(config.pk, sender=ScriptedSender(404, 200)) == "done"
         failed = deliveries(config)[0]
         assert failed.status == Delivery.Status.FAILED
         scheduled.clear()
         with django_capture_on_commit_callbacks(execute=True):
-            count = push.redeliver(Delivery.objects.filter(pk=failed.pk))
+            count = delivery.redeliver(Delivery.objects.filter(pk=failed.pk))
         assert count == 1
         failed.refresh_from_db()
         assert failed.status == Delivery.Status.PENDING
@@ -929,9 +932,9 @@ class TestSendMessageWithConfig:
         assert failed.last_error == ""
         assert failed.next_attempt_at <= timezone.now()
         assert scheduled == [([config.pk], 0)]
-        assert push.due_configs() == [config.pk]
+        assert delivery.due_configs() == [config.pk]
         sender = ScriptedSender()
-        assert push.deliver(config.pk, sender=sender) == "done"
+        assert delivery.deliver(config.pk, sender=sender) == "done"
         failed.refresh_from_db()
         assert (failed.status, failed.attempts) == (Delivery.Status.DELIVERED, 1)
         assert len(sender.requests) == 1
@@ -939,7 +942,7 @@ class TestSendMessageWithConfig:
     def test_redeliver_skips_deliveries_of_deleted_configs(self, rpc):
         task, config = pushed_task(rpc)
         rpc("DeleteTaskPushNotificationConfig", {"taskId": task["id"], "id": config.config_id})
-        assert push.redeliver(Delivery.objects.filter(task_id=task["id"])) == 0
+        assert delivery.redeliver(Delivery.objects.filter(task_id=task["id"])) == 0
         statuses = set(Delivery.objects.filter(task_id=task["id"]).values_list("status", flat=True))
         assert statuses == {Delivery.Status.CANCELED}
 
@@ -954,20 +957,20 @@ class TestSendMessageWithConfig:
         PushConfig.objects.filter(pk=busy.pk).update(
             delivering_until=timezone.now() + timedelta(minutes=1)
         )
-        assert push.deliver(finished.pk) == "done"
+        assert delivery.deliver(finished.pk) == "done"
         return due, later, busy, finished
 
     def test_due_configs(self, rpc):
         due, *_ = self._four_configs(rpc)
-        assert set(push.due_configs()) == {due.pk}
-        assert push.due_configs(limit=0) == []
+        assert set(delivery.due_configs()) == {due.pk}
+        assert delivery.due_configs(limit=0) == []
 
     def test_due_configs_lists_each_config_once(self, rpc):
         due, *_ = self._four_configs(rpc)
-        assert push.due_configs() == [due.pk]
+        assert delivery.due_configs() == [due.pk]
         _, another = pushed_task(rpc)
         # Two due configs with two deliveries each: a limit of 2 names both.
-        assert sorted(push.due_configs(limit=2)) == sorted([due.pk, another.pk])
+        assert sorted(delivery.due_configs(limit=2)) == sorted([due.pk, another.pk])
 
 
 # --- backoff --------------------------------------------------------------------------------
@@ -987,27 +990,27 @@ class TestBackoff:
         [(1, 2), (2, 4), (3, 8), (5, 32), (9, 512), (10, 600), (30, 600)],
     )
     def test_bounds(self, monkeypatch, attempts, ceiling):
-        monkeypatch.setattr(push.random, "uniform", lambda a, b: a)
-        assert push.backoff_seconds(attempts) == ceiling / 2
-        monkeypatch.setattr(push.random, "uniform", lambda a, b: b)
-        assert push.backoff_seconds(attempts) == ceiling
+        monkeypatch.setattr(delivery.random, "uniform", lambda a, b: a)
+        assert delivery.backoff_seconds(attempts) == ceiling / 2
+        monkeypatch.setattr(delivery.random, "uniform", lambda a, b: b)
+        assert delivery.backoff_seconds(attempts) == ceiling
 
     def test_jitter_stays_within_half_to_full_ceiling(self):
         random.seed(1234)
         for attempts, ceiling in [(1, 2), (4, 16), (12, 600)]:
-            samples = [push.backoff_seconds(attempts) for _ in range(200)]
+            samples = [delivery.backoff_seconds(attempts) for _ in range(200)]
             assert all(ceiling / 2 <= s <= ceiling for s in samples)
             assert len(set(samples)) > 100  # jittered, not one fixed wait
 
     def test_grows_exponentially(self, monkeypatch):
-        monkeypatch.setattr(push.random, "uniform", lambda a, b: b)
-        waits = [push.backoff_seconds(n) for n in range(1, 8)]
+        monkeypatch.setattr(delivery.random, "uniform", lambda a, b: b)
+        waits = [delivery.backoff_seconds(n) for n in range(1, 8)]
         assert waits == [2, 4, 8, 16, 32, 64, 128]
 
     def test_cap_follows_the_setting(self, monkeypatch, settings):
         settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_BACKOFF_MAX_SECONDS": 10}
-        monkeypatch.setattr(push.random, "uniform", lambda a, b: b)
-        assert [push.backoff_seconds(n) for n in (1, 2, 3, 4, 20)] == [2, 4, 8, 10, 10]
+        monkeypatch.setattr(delivery.random, "uniform", lambda a, b: b)
+        assert [delivery.backoff_seconds(n) for n in (1, 2, 3, 4, 20)] == [2, 4, 8, 10, 10]
 
 
 # --- admin ----------------------------------------------------------------------------------
@@ -1023,7 +1026,7 @@ class TestAdmin:
 
     def test_changelists_and_the_redeliver_action(self, rpc, staff_client, conformance_mode):
         task, config = pushed_task(rpc, token="tok-secret")
-        assert push.deliver(config.pk, sender=ScriptedSender(410, 200)) == "done"
+        assert delivery.deliver(config.pk, sender=ScriptedSender(410, 200)) == "done"
         failed = deliveries(config)[0]
         assert failed.status == Delivery.Status.FAILED
 

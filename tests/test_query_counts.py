@@ -17,7 +17,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from a2a_app import card, skills
+from a2a_app.bindings import card
+from a2a_app.skills import catalogue as skills
 from tests.test_tasks import add_messages, new_task, send
 
 TABLE = Path(__file__).resolve().parent.parent / "docs" / "queries.md"

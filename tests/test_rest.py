@@ -25,8 +25,11 @@ from django.db import connection
 from django.test import AsyncClient, Client
 from django.urls import resolve
 
-from a2a_app import card, notify, push, runner, skills
+from a2a_app.bindings import card
+from a2a_app.core import notify, runner
 from a2a_app.models import Task
+from a2a_app.push import delivery
+from a2a_app.skills import catalogue as skills
 from a2a_app.urls import rest_urlpatterns
 from tests.conftest import user_message
 
@@ -940,7 +943,7 @@ class TestOpenAPI:
         assert served == documented
 
     def test_served_document_is_the_module_document(self, openapi_document):
-        from a2a_app import openapi
+        from a2a_app.bindings import openapi
 
         assert openapi_document == openapi.document("http://testserver/a2a/rest")
 
@@ -1059,11 +1062,11 @@ class TestStreamsUnderAsgi:
         settings.A2A_APP = {
             **settings.A2A_APP,
             "STREAM_POLL_SECONDS": 0.05,
-            "WEBHOOK_SENDER": "a2a_app.webhooks.OutboxSender",
+            "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
         }
         enqueued: list[str] = []
         monkeypatch.setattr(runner, "enqueue", enqueued.append)
-        monkeypatch.setattr(push, "schedule_deliveries", lambda ids, countdown=0: None)
+        monkeypatch.setattr(delivery, "schedule_deliveries", lambda ids, countdown=0: None)
         notify.reset()
         yield enqueued
         notify.reset()

@@ -22,11 +22,14 @@ import pytest
 from django.db import connection
 from django.test import AsyncClient, Client
 
-from a2a_app import card, notify, push, runner, skills
+from a2a_app.bindings import card
+from a2a_app.core import notify, runner
 from a2a_app.models import PushConfig, Task
 from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.v03 import DATA_WRAP_FLAG
+from a2a_app.push import delivery
+from a2a_app.skills import catalogue as skills
 
 JSON = dict[str, Any]
 V03 = "/a2a/rest/v1"
@@ -955,11 +958,11 @@ class TestStreamsUnderAsgi:
         settings.A2A_APP = {
             **settings.A2A_APP,
             "STREAM_POLL_SECONDS": 0.05,
-            "WEBHOOK_SENDER": "a2a_app.webhooks.OutboxSender",
+            "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
         }
         enqueued: list[str] = []
         monkeypatch.setattr(runner, "enqueue", enqueued.append)
-        monkeypatch.setattr(push, "schedule_deliveries", lambda ids, countdown=0: None)
+        monkeypatch.setattr(delivery, "schedule_deliveries", lambda ids, countdown=0: None)
         notify.reset()
         yield enqueued
         notify.reset()

@@ -17,14 +17,15 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from a2a_app import registry, runner
-from a2a_app import skills as a2a_skills
-from a2a_app.auth import ANONYMOUS
-from a2a_app.context import InputRequired, Rejected, SkillContext, Working
+from a2a_app.core import runner
+from a2a_app.core.caller import ANONYMOUS
 from a2a_app.models import Skill
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
-from a2a_app.routing import route_message
-from a2a_app.skills import SkillInfo, get_catalogue
+from a2a_app.skills import catalogue as a2a_skills
+from a2a_app.skills import registry
+from a2a_app.skills.catalogue import SkillInfo, get_catalogue
+from a2a_app.skills.context import InputRequired, Rejected, SkillContext, Working
+from a2a_app.skills.routing import route_message
 from skills import catering
 from skills.models import CateringRequest
 

@@ -18,13 +18,13 @@ from django.db import connection, transaction
 from django.test import RequestFactory
 from django.utils import timezone
 
-from a2a_app import registry
-from a2a_app import skills as a2a_skills
-from a2a_app.auth import ANONYMOUS
-from a2a_app.context import Completed, InputRequired, Rejected, SkillContext
+from a2a_app.core.caller import ANONYMOUS
 from a2a_app.models import Skill
 from a2a_app.protocol.types import Message, Part, Role
-from a2a_app.skills import SkillInfo
+from a2a_app.skills import catalogue as a2a_skills
+from a2a_app.skills import registry
+from a2a_app.skills.catalogue import SkillInfo
+from a2a_app.skills.context import Completed, InputRequired, Rejected, SkillContext
 from skills import booking, views
 from skills.booking import NoTableFree
 from skills.models import MenuItem, OpeningHours, Reservation, Table

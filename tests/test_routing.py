@@ -11,13 +11,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
-from a2a_app import card, skills
+from a2a_app.bindings import card
 from a2a_app.models import Skill, Task
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.types import Message, Part, Role
-from a2a_app.registry import SkillSpec, registered
-from a2a_app.routing import route_message, words
-from a2a_app.skills import SkillInfo
+from a2a_app.skills import catalogue as skills
+from a2a_app.skills.catalogue import SkillInfo
+from a2a_app.skills.registry import SkillSpec, registered
+from a2a_app.skills.routing import route_message, words
 from tests.conftest import user_message
 
 

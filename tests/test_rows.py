@@ -13,7 +13,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from a2a_app import rows
+from a2a_app.core import rows
 from a2a_app.models import Task, TaskArtifact, TaskEvent, TaskMessage
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from a2a_app.ssrf import (
+from a2a_app.push.ssrf import (
     UnresolvableHostError,
     UnsafeURLError,
     URLPolicy,

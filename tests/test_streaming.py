@@ -26,10 +26,14 @@ import pytest
 from django.db import connection
 from django.test import AsyncClient, Client
 
-from a2a_app import api, card, notify, push, runner, skills
-from a2a_app.execution import SAFE_FAILURE_TEXT
+from a2a_app import api
+from a2a_app.bindings import card
+from a2a_app.core import notify, runner
+from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Delivery, Skill, Task, TaskEvent
-from a2a_app.registry import SkillSpec, registered
+from a2a_app.push import delivery
+from a2a_app.skills import catalogue as skills
+from a2a_app.skills.registry import SkillSpec, registered
 from tests.conftest import user_message
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -68,7 +72,7 @@ def fast_streams(settings) -> Iterator[None]:
         **settings.A2A_APP,
         "STREAM_POLL_SECONDS": 0.05,
         "STREAM_KEEPALIVE_SECONDS": 5,
-        "WEBHOOK_SENDER": "a2a_app.webhooks.OutboxSender",
+        "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
     }
     notify.reset()
     yield
@@ -96,7 +100,7 @@ def scheduled(monkeypatch) -> list[list[int]]:
     """Webhook configs whose deliveries were scheduled (nothing is sent)."""
     calls: list[list[int]] = []
     monkeypatch.setattr(
-        push, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
+        delivery, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
     )
     return calls
 

@@ -15,11 +15,12 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from a2a_app import card, skills
-from a2a_app.execution import SAFE_FAILURE_TEXT
+from a2a_app.bindings import card
+from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Skill, Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.types import format_timestamp
-from a2a_app.registry import SkillSpec, registered
+from a2a_app.skills import catalogue as skills
+from a2a_app.skills.registry import SkillSpec, registered
 from tests.conftest import user_message
 
 pytestmark = pytest.mark.django_db

@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
-from a2a_app import rows, service
-from a2a_app.auth import ANONYMOUS
+from a2a_app.core import rows, service
+from a2a_app.core.caller import ANONYMOUS
 from a2a_app.models import CatalogChange, Skill, Task
 from a2a_app.protocol.types import SendMessageRequest
-from a2a_app.registry import SkillSpec, registered
+from a2a_app.skills.registry import SkillSpec, registered
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -27,9 +27,13 @@ import pytest
 from django.db import connection
 from django.test import AsyncClient, Client
 
-from a2a_app import card, notify, push, runner, skills, webhooks
+from a2a_app.bindings import card
+from a2a_app.core import notify, runner
 from a2a_app.models import Delivery, PushConfig, Task
-from a2a_app.webhooks import WebhookResult
+from a2a_app.push import delivery
+from a2a_app.push import senders as webhooks
+from a2a_app.push.senders import WebhookResult
+from a2a_app.skills import catalogue as skills
 from tests.conftest import user_message as v1_message
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +79,7 @@ def _fast_streams(settings) -> Iterator[None]:
         **settings.A2A_APP,
         "STREAM_POLL_SECONDS": 0.05,
         "STREAM_KEEPALIVE_SECONDS": 5,
-        "WEBHOOK_SENDER": "a2a_app.webhooks.OutboxSender",
+        "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
     }
     notify.reset()
     webhooks.outbox.clear()
@@ -105,7 +109,7 @@ def scheduled(monkeypatch) -> list[list[int]]:
     """Push configs whose deliveries were scheduled (nothing is sent unless a test does)."""
     calls: list[list[int]] = []
     monkeypatch.setattr(
-        push, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
+        delivery, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
     )
     return calls
 
@@ -793,7 +797,7 @@ class TestWebhookBodies:
         for config_id in ("old", "new"):
             sender = RecordingSender()
             config = PushConfig.objects.get(task_id=task["id"], config_id=config_id)
-            assert push.deliver(config.pk, sender=sender) == "done"
+            assert delivery.deliver(config.pk, sender=sender) == "done"
             bodies[config_id] = [json.loads(r.body) for r in sender.requests]
             assert {r.headers["X-A2A-Config-Id"] for r in sender.requests} == {config_id}
 
@@ -818,7 +822,7 @@ class TestWebhookBodies:
         result(rpc("tasks/pushNotificationConfig/set", v03_config(task["id"])))
         result(rpc("tasks/cancel", {"id": task["id"]}))
         sender = RecordingSender()
-        push.deliver(PushConfig.objects.get(task_id=task["id"]).pk, sender=sender)
+        delivery.deliver(PushConfig.objects.get(task_id=task["id"]).pk, sender=sender)
         [request] = sender.requests
         assert request.url == HOOK
         assert request.headers["X-A2A-Notification-Token"] == "tok-1"
@@ -832,7 +836,7 @@ class TestWebhookBodies:
         config = {"url": HOOK}
         task = send(rpc, "hello", configuration={"pushNotificationConfig": config})
         sender = RecordingSender()
-        push.deliver(PushConfig.objects.get(task_id=task["id"]).pk, sender=sender)
+        delivery.deliver(PushConfig.objects.get(task_id=task["id"]).pk, sender=sender)
         events = [json.loads(r.body) for r in sender.requests]
         assert events and all(e["kind"] in V03_KINDS for e in events)
         assert events[-1]["status"]["state"] == "completed"

@@ -1,4 +1,4 @@
-"""a2a_app.webhooks.RequestsSender: POSTs go to the vetted addresses, never a new lookup.
+"""a2a_app.push.senders.RequestsSender: POSTs go to the vetted addresses, never a new lookup.
 
 A local receiver (plain HTTP, and HTTPS with a certificate made here) stands in for the
 client's webhook. The URLs name hosts under ``.invalid``, which never resolve (RFC 2606):
@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from a2a_app.webhooks import RequestsSender, WebhookRequest
+from a2a_app.push.senders import RequestsSender, WebhookRequest
 
 
 @dataclass

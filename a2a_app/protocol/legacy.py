@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from .v03 import (
+from a2a_app.protocol.v03 import (
     _PARAMS,
     JSON,
     _copy,

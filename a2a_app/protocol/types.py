@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from .errors import InvalidParamsError
+from a2a_app.protocol.errors import InvalidParamsError
 
 JSON = dict[str, Any]
 

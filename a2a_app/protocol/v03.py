@@ -21,7 +21,7 @@ import base64
 import binascii
 from typing import Any
 
-from .errors import InvalidParamsError
+from a2a_app.protocol.errors import InvalidParamsError
 
 JSON = dict[str, Any]
 

@@ -32,8 +32,8 @@ import binascii
 import re
 from typing import Any
 
-from .errors import FieldViolation, InvalidParamsError
-from .v03 import DATA_WRAP_FLAG
+from a2a_app.protocol.errors import FieldViolation, InvalidParamsError
+from a2a_app.protocol.v03 import DATA_WRAP_FLAG
 
 JSON = dict[str, Any]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .errors import VersionNotSupportedError
+from a2a_app.protocol.errors import VersionNotSupportedError
 
 V0_3 = "0.3"
 V1_0 = "1.0"

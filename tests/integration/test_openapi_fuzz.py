@@ -41,7 +41,7 @@ from schemathesis import GenerationMode  # noqa: E402
 from schemathesis import openapi as st_openapi  # noqa: E402
 from schemathesis.checks import not_a_server_error  # noqa: E402
 
-from a2a_app import openapi  # noqa: E402
+from a2a_app.bindings import openapi  # noqa: E402
 
 # Hypothesis keeps caches in .hypothesis/ under the working directory: not in the project.
 set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "a2a-app-hypothesis")

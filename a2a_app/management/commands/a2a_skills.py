@@ -6,9 +6,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from a2a_app import registry
 from a2a_app.models import Skill
-from a2a_app.skills import sync_rows
+from a2a_app.skills import registry
+from a2a_app.skills.catalogue import sync_rows
 
 
 class Command(BaseCommand):

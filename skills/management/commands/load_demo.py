@@ -14,7 +14,7 @@ from typing import Any
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from a2a_app.skills import sync_rows
+from a2a_app.skills.catalogue import sync_rows
 from skills.models import MenuItem, OpeningHours, Table
 
 V, VG = "vegetarian", "vegan"

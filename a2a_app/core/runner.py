@@ -28,14 +28,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from .auth import Caller
-from .conf import a2a_settings
-from .context import SkillContext, TaskCanceled, agent_message
-from .execution import Resolution, apply_resolution, resolve_outcome, run_handler
-from .models import Task, TaskMessage
-from .protocol.types import TERMINAL_STATES, Artifact, Message, Part, Role, TaskState
-from .skills import get_catalogue
-from .updates import TaskUpdate
+from a2a_app.conf import a2a_settings
+from a2a_app.core.caller import Caller
+from a2a_app.core.execution import Resolution, apply_resolution, resolve_outcome, run_handler
+from a2a_app.core.updates import TaskUpdate
+from a2a_app.models import Task, TaskMessage
+from a2a_app.protocol.types import TERMINAL_STATES, Artifact, Message, Part, Role, TaskState
+from a2a_app.skills.catalogue import get_catalogue
+from a2a_app.skills.context import SkillContext, TaskCanceled, agent_message
 
 logger = logging.getLogger("a2a_app.calls")
 
@@ -44,7 +44,7 @@ LOST_WORKER_TEXT = "The worker running this task stopped unexpectedly; it was no
 
 def enqueue(task_id: str) -> None:
     """Hand a task to the broker; never raises (the sweep retries what failed here)."""
-    from .tasks import run_task
+    from a2a_app.jobs import run_task
 
     try:
         run_task.apply_async((task_id,))
@@ -170,7 +170,7 @@ def _finish(task_id: str, state: TaskState, text: str) -> str:
 
 def sweep() -> dict[str, int]:
     """Re-enqueue stalled SUBMITTED tasks, recover tasks of dead workers, retry webhooks."""
-    from .push import due_configs, schedule_deliveries
+    from a2a_app.push.delivery import due_configs, schedule_deliveries
 
     now = timezone.now()
     stale = now - timedelta(seconds=a2a_settings.RESUBMIT_AFTER_SECONDS)

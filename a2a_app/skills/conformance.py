@@ -37,9 +37,15 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from .conf import a2a_settings
-from .context import Outcome, SkillContext, data_artifact, file_artifact, text_artifact
-from .registry import skill
+from a2a_app.conf import a2a_settings
+from a2a_app.skills.context import (
+    Outcome,
+    SkillContext,
+    data_artifact,
+    file_artifact,
+    text_artifact,
+)
+from a2a_app.skills.registry import skill
 
 MAX_SLEEP_SECONDS = 60
 

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import models
 
-from .conf import a2a_settings
+from a2a_app.conf import a2a_settings
 
 PREFIX = "fernet:"
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 import uuid
@@ -30,15 +29,14 @@ from asgiref.sync import sync_to_async
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
-from . import runner, service, store
-from .auth import Caller
-from .conf import a2a_settings
-from .context import SkillContext
-from .execution import resolve_outcome, run_handler
-from .models import Task, TaskEvent
-from .notify import get_notifier, waiters
-from .protocol.errors import A2AError, InternalError
-from .protocol.types import (
+from a2a_app.conf import a2a_settings
+from a2a_app.core import runner, service, store
+from a2a_app.core.caller import Caller
+from a2a_app.core.execution import resolve_outcome, run_handler
+from a2a_app.core.notify import get_notifier, waiters
+from a2a_app.core.updates import TaskUpdate
+from a2a_app.models import Task, TaskEvent
+from a2a_app.protocol.types import (
     INTERRUPTED_STATES,
     TERMINAL_STATES,
     Artifact,
@@ -48,8 +46,8 @@ from .protocol.types import (
     TaskState,
     ends_stream,
 )
-from .protocol.versions import V1_0
-from .updates import TaskUpdate
+from a2a_app.protocol.versions import V1_0
+from a2a_app.skills.context import SkillContext
 
 logger = logging.getLogger("a2a_app.streams")
 
@@ -349,40 +347,3 @@ async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
                 yield {}, False  # keep-alive
     finally:
         waiters.remove(task_id, wake)
-
-
-async def jsonrpc_frames(
-    start: StreamStart, request_id: Any, *, adapt: Callable[[JSON, bool], Any] | None = None
-) -> AsyncIterator[bytes]:
-    """SSE frames whose data is a JSON-RPC response carrying one StreamResponse each
-    (``adapt`` converts each to another dialect's event, e.g. v0.3 with ``final``)."""
-    try:
-        async for item, last in events(start):
-            if not item:
-                yield b": keep-alive\n\n"
-                continue
-            result = adapt(item, last) if adapt is not None else item
-            payload = {"jsonrpc": "2.0", "id": request_id, "result": result}
-            yield _frame(payload)
-    except A2AError as error:
-        yield _frame({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
-    except Exception:
-        logger.exception("stream of task %s failed", start.task_id)
-        error = InternalError("The stream failed; the task goes on (use GetTask)")
-        yield _frame({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
-
-
-def _frame(payload: JSON) -> bytes:
-    return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
-
-
-async def rest_frames(start: StreamStart) -> AsyncIterator[bytes]:
-    """SSE frames whose data is a bare StreamResponse (the HTTP+JSON binding)."""
-    try:
-        async for item, _last in events(start):
-            yield _frame(item) if item else b": keep-alive\n\n"
-    except A2AError as error:
-        yield _frame(error.to_rest())
-    except Exception:
-        logger.exception("stream of task %s failed", start.task_id)
-        yield _frame(InternalError("The stream failed; the task goes on").to_rest())

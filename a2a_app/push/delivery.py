@@ -1,4 +1,4 @@
-"""Push notifications: webhook configs, and delivering the task's events to them.
+"""Delivering a task's events to its webhooks (push notification configs).
 
 Delivery guarantees: every event of a task gets a ``Delivery`` row per config in the
 same transaction that records the event, so nothing is lost if the process dies. A
@@ -10,40 +10,25 @@ for good and the next one proceeds. Every attempt is recorded on the row.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import logging
 import random
-import uuid
 from datetime import timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
-from . import store
-from .auth import Caller
-from .conf import a2a_settings
-from .models import Delivery, PushConfig, Task
-from .protocol import v03
-from .protocol.errors import (
-    InvalidParamsError,
-    PushNotificationNotSupportedError,
-    TaskNotFoundError,
-)
-from .protocol.types import (
-    ListPushConfigsRequest,
-    PushConfigIdRequest,
-    PushNotificationConfig,
-    ends_stream,
-)
-from .protocol.versions import V0_3
-from .signals import delivery_failed
-from .ssrf import UnresolvableHostError, UnsafeURLError, URLPolicy, check_url
-from .updates import TaskUpdate
-from .webhooks import WebhookRequest
+from a2a_app.conf import a2a_settings
+from a2a_app.models import Delivery, PushConfig
+from a2a_app.protocol import v03
+from a2a_app.protocol.types import ends_stream
+from a2a_app.protocol.versions import V0_3
+from a2a_app.push import policy
+from a2a_app.push.senders import WebhookRequest
+from a2a_app.push.ssrf import UnresolvableHostError, UnsafeURLError, check_url
+from a2a_app.signals import delivery_failed
 
 logger = logging.getLogger("a2a_app.push")
 
@@ -52,157 +37,10 @@ RETRYABLE_STATUSES = frozenset({408, 425, 429})
 CONTENT_TYPE = "application/a2a+json"
 
 
-# --- policy -------------------------------------------------------------------------------
-
-
-def url_policy() -> URLPolicy:
-    allow_http = a2a_settings.WEBHOOK_ALLOW_HTTP
-    if allow_http is None:
-        allow_http = settings.DEBUG
-    networks = [ipaddress.ip_network(n) for n in a2a_settings.WEBHOOK_ALLOWED_NETWORKS]
-    if a2a_settings.CONFORMANCE_MODE:
-        # Conformance suites run their webhook receiver on the same machine.
-        networks += [ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")]
-        allow_http = True
-    return URLPolicy(
-        allow_http=allow_http,
-        allowed_hosts=frozenset(h.lower() for h in a2a_settings.WEBHOOK_ALLOWED_HOSTS),
-        allowed_networks=tuple(networks),
-    )
-
-
-def require_push() -> None:
-    if not a2a_settings.PUSH_NOTIFICATIONS:
-        raise PushNotificationNotSupportedError(
-            "This agent does not send push notifications (capabilities.pushNotifications)"
-        )
-
-
-def validate_url(url: str, field: str) -> None:
-    """Refuse a webhook URL the server must never call; the error names ``field``.
-
-    A host name that does not resolve now is accepted: DNS may be down or the receiver
-    not yet deployed. Every delivery vets the URL again, and one that still does not
-    resolve then is a failed attempt, retried with backoff.
-    """
-    try:
-        check_url(url, url_policy())
-    except UnresolvableHostError:
-        pass
-    except UnsafeURLError as exc:
-        raise InvalidParamsError.for_field(field, str(exc)) from None
-
-
-# --- configs ----------------------------------------------------------------------------
-
-
-def new_config(request: PushNotificationConfig, field_prefix: str, version: str) -> PushConfig:
-    """An unsaved config from a validated request (its URL checked against SSRF)."""
-    require_push()
-    validate_url(request.url, f"{field_prefix}url")
-    return PushConfig(
-        config_id=request.id or str(uuid.uuid4()),
-        url=request.url,
-        token=request.token,
-        auth_scheme=request.auth_scheme,
-        credentials=request.credentials,
-        protocol_version=version,
-    )
-
-
-def config_to_wire(config: PushConfig, *, redact: bool) -> JSON:
-    """The v1.0 ``TaskPushNotificationConfig``; reads leave out the secrets (spec A19)."""
-    out: JSON = {"id": config.config_id, "taskId": str(config.task_id), "url": config.url}
-    if config.token and not redact:
-        out["token"] = config.token
-    if config.auth_scheme:
-        out["authentication"] = {"scheme": config.auth_scheme}
-        if config.credentials and not redact:
-            out["authentication"]["credentials"] = config.credentials
-    return out
-
-
-def create_config(request: PushNotificationConfig, caller: Caller, version: str = "1.0") -> JSON:
-    require_push()
-    with transaction.atomic():
-        task = store.get_task(request.task_id, caller, for_update=True)
-        config = new_config(request, "", version)
-        existing = PushConfig.objects.filter(task=task, config_id=config.config_id).first()
-        if existing is not None:
-            # Re-using an id replaces the config; undelivered events go to the new URL.
-            for name in ("url", "token", "auth_scheme", "credentials", "protocol_version"):
-                setattr(existing, name, getattr(config, name))
-            existing.save()
-            Delivery.objects.filter(config=existing, status=Delivery.Status.PENDING).update(
-                url=existing.url
-            )
-            return config_to_wire(existing, redact=False)
-        update = TaskUpdate(task)
-        update.add_push_config(config)
-        update.save()
-        return config_to_wire(config, redact=False)
-
-
-def _config_or_not_found(task: Task, config_id: str) -> PushConfig:
-    config = PushConfig.objects.filter(task=task, config_id=config_id).first()
-    if config is None:
-        raise TaskNotFoundError(
-            f"Push notification config {config_id!r} not found for task {task.pk}",
-            metadata={"taskId": str(task.pk), "configId": config_id},
-        )
-    return config
-
-
-def get_config(request: PushConfigIdRequest, caller: Caller) -> JSON:
-    require_push()
-    task = store.get_task(request.task_id, caller)
-    return config_to_wire(_config_or_not_found(task, request.id), redact=True)
-
-
-def list_configs(request: ListPushConfigsRequest, caller: Caller) -> JSON:
-    require_push()
-    task = store.get_task(request.task_id, caller)
-    queryset = PushConfig.objects.filter(task=task).order_by("pk")
-    if request.page_token:
-        try:
-            after = int(request.page_token)
-        except ValueError:
-            raise InvalidParamsError.for_field("pageToken", "is not a valid page token") from None
-        queryset = queryset.filter(pk__gt=after)
-    configs = list(queryset[: request.page_size + 1] if request.page_size else queryset)
-    next_token = ""
-    if request.page_size and len(configs) > request.page_size:
-        configs = configs[: request.page_size]
-        next_token = str(configs[-1].pk)
-    result: JSON = {"configs": [config_to_wire(c, redact=True) for c in configs]}
-    if next_token:
-        result["nextPageToken"] = next_token
-    return result
-
-
-def delete_config(request: PushConfigIdRequest, caller: Caller) -> None:
-    """Idempotent: deleting a config that is gone succeeds (its task must exist)."""
-    require_push()
-    with transaction.atomic():
-        task = store.get_task(request.task_id, caller, for_update=True)
-        config = PushConfig.objects.filter(task=task, config_id=request.id).first()
-        if config is None:
-            return None
-        Delivery.objects.filter(config=config, status=Delivery.Status.PENDING).update(
-            status=Delivery.Status.CANCELED, last_error="config deleted"
-        )
-        config.delete()
-        Task.objects.filter(pk=task.pk).update(push_config_count=F("push_config_count") - 1)
-    return None
-
-
-# --- delivery -----------------------------------------------------------------------------
-
-
 def schedule_deliveries(config_ids: list[int], countdown: float = 0) -> None:
     """Hand configs with pending deliveries to a worker; never raises (broker down: the
     sweep picks them up again, because the rows are already committed)."""
-    from .tasks import deliver_webhooks
+    from a2a_app.jobs import deliver_webhooks
 
     for config_id in config_ids:
         try:
@@ -288,7 +126,7 @@ def _attempt(delivery: Delivery, config: PushConfig, sender: Any, timeout: float
     delivery.attempts += 1
     try:
         # Again now: DNS may have changed since. The sender connects to these addresses.
-        addresses = tuple(check_url(config.url, url_policy()))
+        addresses = tuple(check_url(config.url, policy.url_policy()))
     except UnresolvableHostError as exc:
         return _retry_later(delivery, None, str(exc))
     except UnsafeURLError as exc:

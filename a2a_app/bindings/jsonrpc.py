@@ -13,23 +13,23 @@ import json
 import logging
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, StreamingHttpResponse
-from django.utils.http import parse_http_date_safe
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from . import auth, streams
-from . import jsonrpc as jsonrpc_methods
-from .card import rendered_card, served_by_asgi
-from .protocol import jsonrpc as envelope
-from .protocol.errors import (
+from a2a_app.bindings import auth, sse
+from a2a_app.bindings import operations as jsonrpc_methods
+from a2a_app.bindings.card import served_by_asgi
+from a2a_app.bindings.http import activate_extensions, check_media_type, read_body
+from a2a_app.core import streams
+from a2a_app.protocol import jsonrpc_envelope as envelope
+from a2a_app.protocol.errors import (
     A2AError,
     InternalError,
     InvalidRequestError,
     MethodNotFoundError,
     UnsupportedOperationError,
 )
-from .protocol.versions import negotiate
-from .transport import activate_extensions, check_media_type, read_body
+from a2a_app.protocol.versions import negotiate
 
 logger = logging.getLogger("a2a_app")
 
@@ -83,7 +83,7 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
         caller = auth.authenticate(request)
         result = method(call.params, caller)
         if method.streaming:
-            frames = streams.jsonrpc_frames(
+            frames = sse.jsonrpc_frames(
                 streams.launch(result), request_id, adapt=method.adapt_event
             )
             return _event_stream(frames, activated)
@@ -104,38 +104,4 @@ def _event_stream(frames: Any, activated: list[str]) -> Any:
     response["X-Accel-Buffering"] = "no"  # nginx must not hold events back
     if activated:
         response["A2A-Extensions"] = ", ".join(activated)
-    return response
-
-
-def _etag_matches(header: str, etag: str) -> bool:
-    if header.strip() == "*":
-        return True
-    # If-None-Match uses the weak comparison: W/"x" matches "x".
-    candidates = (tag.strip().removeprefix("W/") for tag in header.split(","))
-    return etag in candidates
-
-
-@csrf_exempt  # so that a POST gets its 405, not a CSRF 403
-def agent_card(request: HttpRequest) -> HttpResponse:
-    if request.method not in ("GET", "HEAD"):
-        response = HttpResponse(status=405)
-        response["Allow"] = "GET, HEAD"
-        return response
-    card = rendered_card(request)
-    # META rather than request.headers, which copies every header on first use.
-    if_none_match = request.META.get("HTTP_IF_NONE_MATCH")
-    if if_none_match is not None:
-        not_modified = _etag_matches(if_none_match, card.etag)
-    else:
-        since = request.META.get("HTTP_IF_MODIFIED_SINCE")
-        since = parse_http_date_safe(since) if since else None
-        not_modified = since is not None and int(card.last_modified.timestamp()) <= since
-    if not_modified:
-        response: HttpResponse = HttpResponseNotModified()  # no Content-Type, no body
-        headers = card.not_modified_headers
-    else:
-        response = HttpResponse(card.body, content_type="application/json")
-        headers = card.headers
-    for name, value in headers:
-        response[name] = value
     return response

@@ -21,11 +21,11 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.fields.tuple_lookups import Tuple, TupleLessThan
 from django.db.models.functions import RowNumber
 
-from . import rows
-from .auth import Caller
-from .models import Task, TaskArtifact, TaskMessage
-from .protocol.errors import InvalidParamsError, TaskNotFoundError
-from .protocol.types import ListTasksRequest, format_timestamp
+from a2a_app.core import rows
+from a2a_app.core.caller import Caller
+from a2a_app.models import Task, TaskArtifact, TaskMessage
+from a2a_app.protocol.errors import InvalidParamsError, TaskNotFoundError
+from a2a_app.protocol.types import ListTasksRequest, format_timestamp
 
 JSON = dict[str, Any]
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils.module_loading import autodiscover_modules
 
 if TYPE_CHECKING:
-    from .context import SkillContext
+    from a2a_app.skills.context import SkillContext
 
 Handler = Callable[["SkillContext"], Any]
 

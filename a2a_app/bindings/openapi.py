@@ -12,9 +12,9 @@ from typing import Any
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 
-from . import __version__
-from .card import base_url
-from .protocol.types import TaskState
+from a2a_app import __version__
+from a2a_app.bindings.card import base_url
+from a2a_app.protocol.types import TaskState
 
 JSON = dict[str, Any]
 

@@ -7,8 +7,8 @@ import re
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest
 
-from .conf import a2a_settings
-from .protocol.errors import (
+from a2a_app.conf import a2a_settings
+from a2a_app.protocol.errors import (
     ContentTypeNotSupportedError,
     ExtensionSupportRequiredError,
     InvalidParamsError,

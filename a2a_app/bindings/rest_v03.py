@@ -22,18 +22,27 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from . import auth, push, service, streams
-from .card import served_by_asgi
-from .jsonrpc import Method
-from .protocol import v03_rest
-from .protocol.errors import (
+from a2a_app.bindings import auth
+from a2a_app.bindings.card import served_by_asgi
+from a2a_app.bindings.http import activate_extensions
+from a2a_app.bindings.operations import Method
+from a2a_app.bindings.rest import (
+    MethodNotAllowedError,
+    _json_body,
+    _response,
+    by_method,
+    error_response,
+)
+from a2a_app.core import push_configs, service, streams
+from a2a_app.protocol import v03_rest
+from a2a_app.protocol.errors import (
     A2AError,
     InternalError,
     InvalidParamsError,
     UnsupportedOperationError,
     VersionNotSupportedError,
 )
-from .protocol.types import (
+from a2a_app.protocol.types import (
     GetTaskRequest,
     ListPushConfigsRequest,
     PushConfigIdRequest,
@@ -41,9 +50,7 @@ from .protocol.types import (
     SendMessageRequest,
     TaskIdRequest,
 )
-from .protocol.versions import V0_3, negotiate
-from .rest import MethodNotAllowedError, _json_body, _response, by_method, error_response
-from .transport import activate_extensions
+from a2a_app.protocol.versions import V0_3, negotiate
 
 logger = logging.getLogger("a2a_app")
 
@@ -90,29 +97,29 @@ METHODS: dict[str, Method] = {
     ),
     "CreateTaskPushNotificationConfig": Method(
         PushNotificationConfig.from_wire,
-        partial(push.create_config, version=V0_3),
-        gate=push.require_push,
+        partial(push_configs.create_config, version=V0_3),
+        gate=push_configs.require_push,
         version=V0_3,
         adapt_result=v03_rest.push_config_to_v03,
     ),
     "GetTaskPushNotificationConfig": Method(
         PushConfigIdRequest.from_wire,
-        push.get_config,
-        gate=push.require_push,
+        push_configs.get_config,
+        gate=push_configs.require_push,
         version=V0_3,
         adapt_result=v03_rest.push_config_to_v03,
     ),
     "ListTaskPushNotificationConfig": Method(
         ListPushConfigsRequest.from_wire,
-        push.list_configs,
-        gate=push.require_push,
+        push_configs.list_configs,
+        gate=push_configs.require_push,
         version=V0_3,
         adapt_result=v03_rest.push_list_to_v03,
     ),
     "DeleteTaskPushNotificationConfig": Method(
         PushConfigIdRequest.from_wire,
-        push.delete_config,
-        gate=push.require_push,
+        push_configs.delete_config,
+        gate=push_configs.require_push,
         version=V0_3,
         adapt_result=lambda result: {},  # google.protobuf.Empty
     ),

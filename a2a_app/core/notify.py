@@ -26,7 +26,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from .conf import a2a_settings
+from a2a_app.conf import a2a_settings
 
 logger = logging.getLogger("a2a_app.streams")
 
@@ -105,7 +105,7 @@ class DatabaseNotifier:
 
 
 def _event_counts(task_ids: list[str]) -> dict[str, int]:
-    from .models import Task
+    from a2a_app.models import Task
 
     try:
         rows = Task.objects.filter(pk__in=task_ids).values_list("pk", "event_count")

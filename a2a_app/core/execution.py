@@ -11,7 +11,9 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-from .context import (
+from a2a_app.core.updates import TaskUpdate
+from a2a_app.protocol.types import Artifact, Message, Part, TaskState
+from a2a_app.skills.context import (
     Completed,
     Failed,
     InputRequired,
@@ -23,8 +25,6 @@ from .context import (
     Working,
     agent_message,
 )
-from .protocol.types import Artifact, Message, Part, TaskState
-from .updates import TaskUpdate
 
 logger = logging.getLogger("a2a_app.calls")
 

@@ -1,41 +1,19 @@
-"""Who is calling: the caller scope that every task operation is checked against.
+"""Who is calling, from the HTTP request: the configured DRF authenticators.
 
 Callers are identified by the DRF authentication classes named in
-``A2A_APP["AUTHENTICATION_CLASSES"]``; nobody identified means anonymous. A task
-belongs to the scope that created it. Anonymous tasks are reachable by their
-(unguessable) id, but an anonymous ListTasks only sees the context it names.
+``A2A_APP["AUTHENTICATION_CLASSES"]``; nobody identified means anonymous
+(:data:`a2a_app.core.caller.ANONYMOUS`). Invalid credentials are an error.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import Any
 
 from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.request import Request
 
-from .conf import a2a_settings
-from .protocol.errors import AuthenticationRequiredError
-
-ANONYMOUS_SCOPE = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Caller:
-    user: Any = None
-
-    @property
-    def is_authenticated(self) -> bool:
-        return self.user is not None and self.user.is_authenticated
-
-    @property
-    def scope(self) -> str:
-        """The ``Task.owner`` value of this caller's tasks."""
-        return f"user:{self.user.pk}" if self.is_authenticated else ANONYMOUS_SCOPE
-
-
-ANONYMOUS = Caller()
+from a2a_app.conf import a2a_settings
+from a2a_app.core.caller import ANONYMOUS, Caller
+from a2a_app.protocol.errors import AuthenticationRequiredError
 
 
 def authenticate(request: HttpRequest) -> Caller:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from . import push, runner
+from a2a_app.core import runner
+from a2a_app.push import delivery
 
 
 @shared_task(name="a2a_app.tasks.run_task", acks_late=True, reject_on_worker_lost=True)
@@ -21,7 +22,7 @@ def run_task(task_id: str) -> str:
 
 @shared_task(name="a2a_app.tasks.deliver_webhooks", acks_late=True)
 def deliver_webhooks(config_id: int) -> str:
-    return push.deliver(config_id)
+    return delivery.deliver(config_id)
 
 
 @shared_task(name="a2a_app.tasks.sweep", ignore_result=True)

@@ -27,11 +27,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .protocol.types import Artifact, Message, Part, Role, TaskState
+from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
 
 if TYPE_CHECKING:
-    from .auth import Caller
-    from .skills import SkillInfo
+    from a2a_app.core.caller import Caller
+    from a2a_app.skills.catalogue import SkillInfo
 
 
 # --- outcomes ----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Writing a task row and its new child rows in one round trip.
 
-A :class:`~a2a_app.updates.TaskUpdate` writes the task (insert or update) and new
+A :class:`~a2a_app.core.updates.TaskUpdate` writes the task (insert or update) and new
 history messages, artifacts and events. Through the ORM that is a query each, and on a
 SendMessage the Python that builds and binds them costs more than everything else the
 request does. On PostgreSQL :func:`write` sends one statement instead: data-modifying

@@ -19,7 +19,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import NewConnectionError
 
-from . import __version__
+from a2a_app import __version__
 
 USER_AGENT = f"a2a_app/{__version__} (+https://a2a-protocol.org)"
 
@@ -119,7 +119,7 @@ outbox: list[WebhookRequest] = []
 
 @dataclass
 class OutboxSender:
-    """Records every request in ``a2a_app.webhooks.outbox`` and answers ``status``."""
+    """Records every request in ``a2a_app.push.senders.outbox`` and answers ``status``."""
 
     status: int = 200
     calls: list[Any] = field(default_factory=list)

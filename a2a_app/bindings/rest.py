@@ -18,10 +18,12 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from . import auth, streams
-from .card import served_by_asgi
-from .jsonrpc import V1_METHODS, Method
-from .protocol.errors import (
+from a2a_app.bindings import auth, sse
+from a2a_app.bindings.card import served_by_asgi
+from a2a_app.bindings.http import JSON_MEDIA_TYPES, activate_extensions, read_body
+from a2a_app.bindings.operations import V1_METHODS, Method
+from a2a_app.core import streams
+from a2a_app.protocol.errors import (
     A2AError,
     InternalError,
     InvalidParamsError,
@@ -30,8 +32,7 @@ from .protocol.errors import (
     MethodNotFoundError,
     UnsupportedOperationError,
 )
-from .protocol.versions import negotiate
-from .transport import JSON_MEDIA_TYPES, activate_extensions, read_body
+from a2a_app.protocol.versions import negotiate
 
 logger = logging.getLogger("a2a_app")
 
@@ -161,7 +162,7 @@ def _call(
         return error_response(request, InternalError())
     if method.streaming:
         response = StreamingHttpResponse(
-            streams.rest_frames(streams.launch(result)), content_type="text/event-stream"
+            sse.rest_frames(streams.launch(result)), content_type="text/event-stream"
         )
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"

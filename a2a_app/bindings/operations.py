@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from . import push, service, store, streams
-from .auth import Caller
-from .protocol import legacy, v03
-from .protocol.errors import TaskNotFoundError, UnsupportedOperationError
-from .protocol.types import (
+from a2a_app.core import push_configs, service, store, streams
+from a2a_app.core.caller import Caller
+from a2a_app.protocol import legacy, v03
+from a2a_app.protocol.errors import TaskNotFoundError, UnsupportedOperationError
+from a2a_app.protocol.types import (
     GetTaskRequest,
     ListPushConfigsRequest,
     ListTasksRequest,
@@ -26,7 +26,7 @@ from .protocol.types import (
     SendMessageRequest,
     TaskIdRequest,
 )
-from .protocol.versions import V0_3, V1_0
+from a2a_app.protocol.versions import V0_3, V1_0
 
 JSON = dict[str, Any]
 
@@ -66,16 +66,16 @@ V1_METHODS: dict[str, Method] = {
     ),
     "SubscribeToTask": Method(TaskIdRequest.from_wire, streams.start_subscription, streaming=True),
     "CreateTaskPushNotificationConfig": Method(
-        PushNotificationConfig.from_wire, push.create_config, gate=push.require_push
+        PushNotificationConfig.from_wire, push_configs.create_config, gate=push_configs.require_push
     ),
     "GetTaskPushNotificationConfig": Method(
-        PushConfigIdRequest.from_wire, push.get_config, gate=push.require_push
+        PushConfigIdRequest.from_wire, push_configs.get_config, gate=push_configs.require_push
     ),
     "ListTaskPushNotificationConfigs": Method(
-        ListPushConfigsRequest.from_wire, push.list_configs, gate=push.require_push
+        ListPushConfigsRequest.from_wire, push_configs.list_configs, gate=push_configs.require_push
     ),
     "DeleteTaskPushNotificationConfig": Method(
-        PushConfigIdRequest.from_wire, push.delete_config, gate=push.require_push
+        PushConfigIdRequest.from_wire, push_configs.delete_config, gate=push_configs.require_push
     ),
     "GetExtendedAgentCard": Method(None, service.extended_card_not_supported),
 }
@@ -98,8 +98,8 @@ def _event_v03(event: JSON, last: bool) -> JSON:
 def _push_get_v03(request: PushConfigIdRequest, caller: Caller) -> JSON:
     """v0.3 may leave out the config id: then it means the task's (first) config."""
     if request.id:
-        return push.get_config(request, caller)
-    configs = push.list_configs(ListPushConfigsRequest(task_id=request.task_id), caller)
+        return push_configs.get_config(request, caller)
+    configs = push_configs.list_configs(ListPushConfigsRequest(task_id=request.task_id), caller)
     if not configs["configs"]:
         raise TaskNotFoundError(
             f"Task {request.task_id} has no push notification config",
@@ -167,29 +167,29 @@ V03_METHODS: dict[str, Method] = {
     ),
     "tasks/pushNotificationConfig/set": Method(
         _parse_v03(v03.push_config_from_v03, PushNotificationConfig.from_wire),
-        partial(push.create_config, version=V0_3),
-        gate=push.require_push,
+        partial(push_configs.create_config, version=V0_3),
+        gate=push_configs.require_push,
         version=V0_3,
         adapt_result=v03.push_config_to_v03,
     ),
     "tasks/pushNotificationConfig/get": Method(
         _parse_v03(v03.push_get_params_from_v03, PushConfigIdRequest.from_wire_optional_id),
         _push_get_v03,
-        gate=push.require_push,
+        gate=push_configs.require_push,
         version=V0_3,
         adapt_result=v03.push_config_to_v03,
     ),
     "tasks/pushNotificationConfig/list": Method(
         _parse_v03(v03.push_list_params_from_v03, ListPushConfigsRequest.from_wire),
-        push.list_configs,
-        gate=push.require_push,
+        push_configs.list_configs,
+        gate=push_configs.require_push,
         version=V0_3,
         adapt_result=lambda result: [v03.push_config_to_v03(c) for c in result["configs"]],
     ),
     "tasks/pushNotificationConfig/delete": Method(
         _parse_v03(v03.push_delete_params_from_v03, PushConfigIdRequest.from_wire),
-        push.delete_config,
-        gate=push.require_push,
+        push_configs.delete_config,
+        gate=push_configs.require_push,
         version=V0_3,
     ),
     "agent/getAuthenticatedExtendedCard": Method(None, _extended_card_v03, version=V0_3),

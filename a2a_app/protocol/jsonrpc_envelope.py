@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import A2AError, InvalidRequestError, JSONParseError
+from a2a_app.protocol.errors import A2AError, InvalidRequestError, JSONParseError
 
 RequestId = str | int | float | None
 

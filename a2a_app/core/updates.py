@@ -15,11 +15,11 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import rows
-from .models import Delivery, PushConfig, Task, TaskArtifact, TaskEvent, TaskMessage
-from .protocol.types import Artifact, Message, Part, TaskState
-from .signals import artifact_added, task_status_changed
-from .store import status_to_wire
+from a2a_app.core import rows
+from a2a_app.core.store import status_to_wire
+from a2a_app.models import Delivery, PushConfig, Task, TaskArtifact, TaskEvent, TaskMessage
+from a2a_app.protocol.types import Artifact, Message, Part, TaskState
+from a2a_app.signals import artifact_added, task_status_changed
 
 JSON = dict[str, Any]
 
@@ -227,11 +227,11 @@ class TaskUpdate:
         for artifact in self._added:
             artifact_added.send(sender=Task, task=task, artifact=artifact)
         if self._events:
-            from .notify import publish
+            from a2a_app.core.notify import publish
 
             publish(str(task.pk))
         if config_ids:
-            from .push import schedule_deliveries
+            from a2a_app.push.delivery import schedule_deliveries
 
             schedule_deliveries(config_ids)
 

@@ -16,10 +16,10 @@ from typing import Any
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
-from . import registry
-from .conf import a2a_settings
-from .models import CatalogChange, Skill
-from .registry import SkillSpec
+from a2a_app.conf import a2a_settings
+from a2a_app.models import CatalogChange, Skill
+from a2a_app.skills import registry
+from a2a_app.skills.registry import SkillSpec
 
 
 @dataclass(frozen=True, slots=True)

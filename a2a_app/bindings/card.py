@@ -1,4 +1,4 @@
-"""The public agent card, built from ``A2A_APP`` and the enabled public skills.
+"""The public agent card, built from ``A2A_APP`` and the enabled public skills, and its view.
 
 The serialized card is cached per web process, keyed by the skills' change marker and
 the base URL, with a strong ETag (a hash of the exact bytes served) and Last-Modified
@@ -15,14 +15,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from django.core.signals import setting_changed
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
 from django.urls import reverse
-from django.utils.http import http_date
+from django.utils.http import http_date, parse_http_date_safe
+from django.views.decorators.csrf import csrf_exempt
 
-from .conf import a2a_settings
-from .protocol import v03
-from .protocol.versions import V0_3, V1_0
-from .skills import Catalogue, get_catalogue
+from a2a_app.conf import a2a_settings
+from a2a_app.protocol import v03
+from a2a_app.protocol.versions import V0_3, V1_0
+from a2a_app.skills.catalogue import Catalogue, get_catalogue
 
 # Settings are read at start-up: the card cannot be older than the process serving it.
 _STARTED_AT = datetime.now(UTC).replace(microsecond=0)
@@ -149,3 +150,40 @@ def _clear(**kwargs: Any) -> None:
 
 
 setting_changed.connect(_clear)
+
+
+# --- the view -----------------------------------------------------------------------------
+
+
+def _etag_matches(header: str, etag: str) -> bool:
+    if header.strip() == "*":
+        return True
+    # If-None-Match uses the weak comparison: W/"x" matches "x".
+    candidates = (tag.strip().removeprefix("W/") for tag in header.split(","))
+    return etag in candidates
+
+
+@csrf_exempt  # so that a POST gets its 405, not a CSRF 403
+def agent_card(request: HttpRequest) -> HttpResponse:
+    if request.method not in ("GET", "HEAD"):
+        response = HttpResponse(status=405)
+        response["Allow"] = "GET, HEAD"
+        return response
+    card = rendered_card(request)
+    # META rather than request.headers, which copies every header on first use.
+    if_none_match = request.META.get("HTTP_IF_NONE_MATCH")
+    if if_none_match is not None:
+        not_modified = _etag_matches(if_none_match, card.etag)
+    else:
+        since = request.META.get("HTTP_IF_MODIFIED_SINCE")
+        since = parse_http_date_safe(since) if since else None
+        not_modified = since is not None and int(card.last_modified.timestamp()) <= since
+    if not_modified:
+        response: HttpResponse = HttpResponseNotModified()  # no Content-Type, no body
+        headers = card.not_modified_headers
+    else:
+        response = HttpResponse(card.body, content_type="application/json")
+        headers = card.headers
+    for name, value in headers:
+        response[name] = value
+    return response

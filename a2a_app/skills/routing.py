@@ -19,9 +19,9 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
-from .protocol.errors import InvalidParamsError
-from .protocol.types import Message
-from .skills import SkillInfo
+from a2a_app.protocol.errors import InvalidParamsError
+from a2a_app.protocol.types import Message
+from a2a_app.skills.catalogue import SkillInfo
 
 _WORD_RE = re.compile(r"\w+", re.UNICODE)
 # Words too common to say anything about which skill is meant.

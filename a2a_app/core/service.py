@@ -14,19 +14,19 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from . import push, rows, runner, store
-from .auth import Caller
-from .conf import a2a_settings
-from .context import Failed, SkillContext, agent_message
-from .execution import apply_resolution, resolve_outcome, run_handler
-from .models import Task
-from .protocol.errors import (
+from a2a_app.conf import a2a_settings
+from a2a_app.core import push_configs, rows, runner, store
+from a2a_app.core.caller import Caller
+from a2a_app.core.execution import apply_resolution, resolve_outcome, run_handler
+from a2a_app.core.updates import TaskUpdate
+from a2a_app.models import Task
+from a2a_app.protocol.errors import (
     ContentTypeNotSupportedError,
     InvalidParamsError,
     TaskNotCancelableError,
     UnsupportedOperationError,
 )
-from .protocol.types import (
+from a2a_app.protocol.types import (
     Artifact,
     GetTaskRequest,
     ListTasksRequest,
@@ -36,9 +36,9 @@ from .protocol.types import (
     TaskIdRequest,
     TaskState,
 )
-from .protocol.versions import V1_0
-from .skills import SkillInfo, get_catalogue
-from .updates import TaskUpdate
+from a2a_app.protocol.versions import V1_0
+from a2a_app.skills.catalogue import SkillInfo, get_catalogue
+from a2a_app.skills.context import Failed, SkillContext, agent_message
 
 JSON = dict[str, Any]
 
@@ -151,7 +151,7 @@ def push_config_for(request: SendMessageRequest, version: str) -> Any:
     requested = request.configuration.push_notification_config
     if requested is None:
         return None
-    return push.new_config(requested, "configuration.taskPushNotificationConfig.", version)
+    return push_configs.new_config(requested, "configuration.taskPushNotificationConfig.", version)
 
 
 def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _Sent:

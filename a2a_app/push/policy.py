@@ -1,0 +1,47 @@
+"""Which webhook URLs this site may call: the SSRF guard's policy, from settings.
+
+:func:`url_policy` builds the :class:`~a2a_app.push.ssrf.URLPolicy` of ``A2A_APP``
+(``WEBHOOK_ALLOW_HTTP``, ``WEBHOOK_ALLOWED_HOSTS``, ``WEBHOOK_ALLOWED_NETWORKS``,
+conformance mode); :func:`validate_url` applies it when a config is created.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+
+from django.conf import settings
+
+from a2a_app.conf import a2a_settings
+from a2a_app.protocol.errors import InvalidParamsError
+from a2a_app.push.ssrf import UnresolvableHostError, UnsafeURLError, URLPolicy, check_url
+
+
+def url_policy() -> URLPolicy:
+    allow_http = a2a_settings.WEBHOOK_ALLOW_HTTP
+    if allow_http is None:
+        allow_http = settings.DEBUG
+    networks = [ipaddress.ip_network(n) for n in a2a_settings.WEBHOOK_ALLOWED_NETWORKS]
+    if a2a_settings.CONFORMANCE_MODE:
+        # Conformance suites run their webhook receiver on the same machine.
+        networks += [ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128")]
+        allow_http = True
+    return URLPolicy(
+        allow_http=allow_http,
+        allowed_hosts=frozenset(h.lower() for h in a2a_settings.WEBHOOK_ALLOWED_HOSTS),
+        allowed_networks=tuple(networks),
+    )
+
+
+def validate_url(url: str, field: str) -> None:
+    """Refuse a webhook URL the server must never call; the error names ``field``.
+
+    A host name that does not resolve now is accepted: DNS may be down or the receiver
+    not yet deployed. Every delivery vets the URL again, and one that still does not
+    resolve then is a failed attempt, retried with backoff.
+    """
+    try:
+        check_url(url, url_policy())
+    except UnresolvableHostError:
+        pass
+    except UnsafeURLError as exc:
+        raise InvalidParamsError.for_field(field, str(exc)) from None
