@@ -1,106 +1,131 @@
-"""The Python API for site code: finish or advance a task later.
+"""The Python API for site code: finish or advance a task later, with a handler's verbs.
 
 For skills that hand work to people or other systems: the handler returns
 ``ctx.keep_working(...)``, and a view, a signal receiver or an admin action calls one of
-these when the answer is in. Each call is one transaction under the task's row lock;
-streams and webhooks see the change. A task that already ended raises
-:class:`TaskClosed` (a late answer must not rewrite it).
+these when the answer is in. Each verb is the one a handler has on its context and
+writes exactly what the handler's outcome would (``api.complete`` and ``ctx.complete``
+leave the same artifacts). Each call is one transaction under the task's row lock;
+streams and webhooks see the change.
 
     from a2a_app import api
-    api.complete_task(request.task_id, text="Your catering order is confirmed.",
-                      data={"order": order.pk})
+
+    api.complete(request.task_id, "Your catering order is confirmed.",
+                 data={"order": order.pk}, name="order")
+
+A task that already ended raises :class:`~a2a_app.exceptions.TaskClosed` (a late answer
+must not rewrite it); an unknown id raises :class:`~a2a_app.exceptions.TaskNotFound`.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import transaction
-
+from a2a_app.core.execution import apply_resolution, resolve_outcome
 from a2a_app.core.updates import TaskUpdate
+from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Task
-from a2a_app.protocol.types import Artifact, Part, TaskState
-from a2a_app.skills.context import agent_message, data_artifact, text_artifact
+from a2a_app.protocol.types import Artifact, TaskState
+from a2a_app.skills.context import (
+    Failed,
+    InputRequired,
+    Outcome,
+    Rejected,
+    agent_message,
+    completed,
+    message_parts,
+)
+
+__all__ = [
+    "TaskClosed",
+    "TaskNotFound",
+    "add_artifact",
+    "ask",
+    "complete",
+    "fail",
+    "progress",
+    "reject",
+]
+
+TaskId = str | uuid.UUID
 
 
-class TaskClosed(ValueError):
-    """The task is already terminal (completed, failed, canceled or rejected)."""
-
-
-def _change(task_id: str | uuid.UUID, change: Any, *, ends_run: bool = True) -> Task:
-    with transaction.atomic():
-        task = Task.objects.select_for_update().filter(pk=task_id).first()
-        if task is None:
-            raise Task.DoesNotExist(f"no task {task_id}")
-        if task.is_terminal:
-            raise TaskClosed(f"task {task_id} is already {task.state}")
+def _change(task_id: TaskId, change: Callable[[TaskUpdate], None], *, ends_run: bool) -> Task:
+    with TaskUpdate.locked(str(task_id)) as update:
         if ends_run:
             # The task no longer waits on a worker; progress reports leave a worker's lease.
-            task.lease_expires_at = None
-        update = TaskUpdate(task)
+            update.task.lease_expires_at = None
         change(update)
-        update.save()
-    return task
+    return update.task
 
 
-def _say(task: Task, text: str, data: Any = None) -> Any:
-    parts = [Part.text_part(text)] if text else []
-    if data is not None:
-        parts.append(Part.data_part(data))
-    if not parts:
-        return None
-    return agent_message(parts, context_id=task.context_id, task_id=str(task.pk))
+def _finish(task_id: TaskId, outcome: Callable[[Task], Outcome]) -> Task:
+    """Apply the outcome a handler would have returned, as the worker would."""
+
+    def change(update: TaskUpdate) -> None:
+        task = update.task
+        resolution = resolve_outcome(
+            outcome(task), task_id=str(task.pk), context_id=task.context_id
+        )
+        apply_resolution(update, resolution)
+
+    return _change(task_id, change, ends_run=True)
 
 
-def complete_task(
-    task_id: str | uuid.UUID,
-    *,
+def complete(
+    task_id: TaskId,
     text: str | None = None,
+    *,
     data: Any = None,
     artifacts: Sequence[Artifact] = (),
     message: str = "",
-    name: str = "result",
+    name: str = "",
 ) -> Task:
-    """COMPLETED; ``text``/``data`` become an artifact named ``name``."""
-
-    def change(update: TaskUpdate) -> None:
-        if text is not None:
-            update.add_artifact(text_artifact(text, name=name))
-        if data is not None:
-            update.add_artifact(data_artifact(data, name=name))
-        for artifact in artifacts:
-            update.add_artifact(artifact)
-        update.set_status(TaskState.COMPLETED, _say(update.task, message))
-
-    return _change(task_id, change)
-
-
-def fail_task(task_id: str | uuid.UUID, reason: str) -> Task:
-    return _change(task_id, lambda u: u.set_status(TaskState.FAILED, _say(u.task, reason)))
-
-
-def reject_task(task_id: str | uuid.UUID, reason: str) -> Task:
-    return _change(task_id, lambda u: u.set_status(TaskState.REJECTED, _say(u.task, reason)))
-
-
-def request_input(task_id: str | uuid.UUID, question: str, *, missing: Sequence[str] = ()) -> Task:
-    """INPUT_REQUIRED: the caller's next message on the task goes to the skill again."""
-    return _change(
+    """COMPLETED, as ``ctx.complete``: ``text``/``data`` become one artifact named
+    ``name`` (by default the skill's id); ``message`` is the status message."""
+    return _finish(
         task_id,
-        lambda u: u.set_status(
-            TaskState.INPUT_REQUIRED, _say(u.task, question, {"missing": list(missing)})
+        lambda task: completed(
+            text, data=data, artifacts=artifacts, message=message, name=name or task.skill_id
         ),
     )
 
 
-def update_progress(task_id: str | uuid.UUID, text: str) -> Task:
-    """A WORKING status with a message saying how far along it is."""
+def ask(task_id: TaskId, question: str, *, missing: Sequence[str] = (), data: Any = None) -> Task:
+    """INPUT_REQUIRED, as ``ctx.ask``: the caller's next message goes to the skill again."""
+    return _finish(task_id, lambda task: InputRequired(question, list(missing), data))
+
+
+def reject(task_id: TaskId, reason: str) -> Task:
+    """REJECTED, as ``ctx.reject``."""
+    return _finish(task_id, lambda task: Rejected(reason))
+
+
+def fail(task_id: TaskId, reason: str) -> Task:
+    """FAILED, as ``ctx.fail``."""
+    return _finish(task_id, lambda task: Failed(reason))
+
+
+def progress(task_id: TaskId, text: str, *, data: Any = None) -> Task:
+    """A WORKING status whose message says how far along it is, as ``ctx.progress``."""
+
+    def change(update: TaskUpdate) -> None:
+        task = update.task
+        message = agent_message(
+            message_parts(text, data), context_id=task.context_id, task_id=str(task.pk)
+        )
+        update.set_status(TaskState.WORKING, message)
+
+    return _change(task_id, change, ends_run=False)
+
+
+def add_artifact(
+    task_id: TaskId, artifact: Artifact, *, append: bool = False, last_chunk: bool = False
+) -> Task:
+    """Publish an artifact now, as ``ctx.add_artifact``."""
     return _change(
-        task_id, lambda u: u.set_status(TaskState.WORKING, _say(u.task, text)), ends_run=False
+        task_id,
+        lambda update: update.add_artifact(artifact, append=append, last_chunk=last_chunk),
+        ends_run=False,
     )
-
-
-def add_artifact(task_id: str | uuid.UUID, artifact: Artifact) -> Task:
-    return _change(task_id, lambda u: u.add_artifact(artifact), ends_run=False)

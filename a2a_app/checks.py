@@ -8,6 +8,7 @@ from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
 from a2a_app.conf import DEFAULTS, SETTING_NAME, a2a_settings
+from a2a_app.core.dispatch import CeleryDispatcher
 from a2a_app.skills import registry
 
 
@@ -66,3 +67,42 @@ def check_skill_handlers(app_configs: Any = None, **kwargs: Any) -> list:
                 )
             )
     return problems
+
+
+def celery_app_configured() -> bool:
+    """Has the site made a Celery app? (Not Celery's fallback app, which has no broker
+    configured and no Django fix-up.)"""
+    from celery import current_app
+
+    app = current_app._get_current_object()
+    return not (app.main == "default" and not app.fixups)
+
+
+@register()
+def check_celery(app_configs: Any = None, **kwargs: Any) -> list:
+    """Background skills and webhooks run in Celery: a site that uses them needs an app."""
+    try:
+        dispatcher = a2a_settings.DISPATCHER
+    except ImportError:
+        return []  # reported by check_settings
+    if not (isinstance(dispatcher, type) and issubclass(dispatcher, CeleryDispatcher)):
+        return []
+    needs = []
+    background = sorted(key for key, spec in registry.all_skills().items() if spec.background)
+    if background:
+        needs.append(f"background skills ({', '.join(background)})")
+    if a2a_settings.PUSH_NOTIFICATIONS:
+        needs.append("push notifications (A2A_APP['PUSH_NOTIFICATIONS'])")
+    if not needs or celery_app_configured():
+        return []
+    return [
+        Error(
+            f"{' and '.join(needs)} run in Celery, but this site has no Celery app.",
+            hint="Create one in your project's celery.py (app = Celery('yourproject'); "
+            "app.config_from_object('django.conf:settings', namespace='CELERY'); "
+            "app.autodiscover_tasks()), import it in the project's __init__.py, set "
+            "CELERY_BROKER_URL, and run `celery -A yourproject worker -B`. Without "
+            "background skills, A2A_APP['PUSH_NOTIFICATIONS'] = False needs no Celery.",
+            id="a2a_app.E020",
+        )
+    ]

@@ -53,6 +53,9 @@ DEFAULTS: dict[str, Any] = {
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
     "ROUTER": "a2a_app.skills.routing.route_message",
     # --- background skills (Celery) ---------------------------------------------------
+    # The class that hands work to the background (runs, webhook deliveries, stream
+    # wake-ups); the default sends a2a_app's Celery tasks by name on the site's Celery app.
+    "DISPATCHER": "a2a_app.core.dispatch.CeleryDispatcher",
     # A blocking SendMessage to a background skill waits at most this long, then answers
     # with the task as it is (usually WORKING).
     "BLOCKING_TIMEOUT": 30,
@@ -92,7 +95,7 @@ DEFAULTS: dict[str, Any] = {
     "CONFORMANCE_RESUBSCRIBE_SECONDS": 4,
 }
 
-IMPORT_STRINGS = ("AUTHENTICATION_CLASSES", "ROUTER", "WEBHOOK_SENDER")
+IMPORT_STRINGS = ("AUTHENTICATION_CLASSES", "ROUTER", "WEBHOOK_SENDER", "DISPATCHER")
 
 
 class A2ASettings:

@@ -1,6 +1,8 @@
-"""Celery tasks. Thin: the logic is in plain functions (``runner``, ``push``) that tests call.
+"""The Celery tasks a worker runs. Thin: the logic is in plain functions that tests call.
 
-Schedule the sweep in your Celery beat configuration, e.g. every 15 seconds::
+The service layer never calls these directly: :mod:`a2a_app.core.dispatch` sends them by
+name. ``AppConfig.ready`` imports this module, so a worker of the site's Celery app finds
+them. Schedule the sweep in the Celery beat configuration, e.g. every 15 seconds::
 
     CELERY_BEAT_SCHEDULE = {
         "a2a-sweep": {"task": "a2a_app.tasks.sweep", "schedule": 15.0},
@@ -11,20 +13,21 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from a2a_app.core import runner
+from a2a_app.core import dispatch, runner
 from a2a_app.push import delivery
 
 
-@shared_task(name="a2a_app.tasks.run_task", acks_late=True, reject_on_worker_lost=True)
+@shared_task(name=dispatch.RUN_TASK, acks_late=True, reject_on_worker_lost=True)
 def run_task(task_id: str) -> str:
     return runner.execute(task_id)
 
 
-@shared_task(name="a2a_app.tasks.deliver_webhooks", acks_late=True)
+@shared_task(name=dispatch.DELIVER_WEBHOOKS, acks_late=True)
 def deliver_webhooks(config_id: int) -> str:
     return delivery.deliver(config_id)
 
 
-@shared_task(name="a2a_app.tasks.sweep", ignore_result=True)
+@shared_task(name=dispatch.SWEEP, ignore_result=True)
 def sweep() -> dict[str, int]:
-    return runner.sweep()
+    """Re-enqueue stalled tasks, recover those of dead workers, retry due webhooks."""
+    return {**runner.sweep(), **delivery.sweep()}

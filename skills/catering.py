@@ -24,7 +24,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from a2a_app import api
-from a2a_app.models import Task
+from a2a_app.exceptions import TaskClosed, TaskNotFound
 
 from . import replies
 from .booking import BOOKING_HORIZON, Problem, local_start
@@ -141,15 +141,15 @@ def decide(pk: int, *, approve: bool) -> str:
         request.decided_at = timezone.now()
         try:
             if approve:
-                api.complete_task(
+                api.complete(
                     request.task_id,
-                    text=replies.catering_approved(request),
+                    replies.catering_approved(request),
                     data=replies.catering_data(request, status=APPROVED),
                     name="catering",
                 )
             else:
-                api.reject_task(request.task_id, reason=replies.catering_declined(request))
-        except (api.TaskClosed, Task.DoesNotExist):
+                api.reject(request.task_id, replies.catering_declined(request))
+        except (TaskClosed, TaskNotFound):
             request.status = CateringRequest.Status.CLOSED
             request.save(update_fields=["status", "decided_at"])
             return CLOSED

@@ -21,6 +21,8 @@ import pytest
 from django.db import connection
 from django.test import Client, override_settings
 
+from a2a_app.testing import RecordingDispatcher, record_dispatch, reset_caches
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -54,6 +56,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if LIVE_SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.django_db(transaction=True))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> Iterator[None]:
+    """Every test starts and ends with a2a_app's per-process caches empty."""
+    reset_caches()
+    yield
+    reset_caches()
+
+
+@pytest.fixture
+def dispatched() -> Iterator[RecordingDispatcher]:
+    """What would have gone to Celery (runs, webhook deliveries, stream wake-ups)."""
+    with record_dispatch() as recorder:
+        yield recorder
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ finishing a task (``a2a_app.api``), the sweep, a broker that is down, signals, f
 and query counts.
 
 Nothing runs a real worker: a test calls ``runner.execute`` itself, which is the worker's
-logic. Enqueueing is recorded (``runner.enqueue`` replaced) except where a test says so.
+logic. What would go to Celery is recorded (``a2a_app.testing.RecordingDispatcher``).
 """
 
 from __future__ import annotations
@@ -19,19 +19,18 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from celery import Celery
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from a2a_app import api
-from a2a_app import jobs as tasks
-from a2a_app.bindings import card
-from a2a_app.core import runner, service
+from a2a_app import api, jobs
+from a2a_app.core import dispatch, runner, service
 from a2a_app.core.caller import Caller
-from a2a_app.core.execution import SAFE_FAILURE_TEXT
+from a2a_app.core.execution import SAFE_FAILURE_TEXT, build_context
+from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskEvent, TaskMessage
-from a2a_app.protocol.types import TaskIdRequest, TaskState
-from a2a_app.push import delivery
+from a2a_app.protocol.types import Message, Part, Role, TaskIdRequest, TaskState
 from a2a_app.signals import artifact_added, task_status_changed
 from a2a_app.skills import catalogue as skills
 from a2a_app.skills.context import text_artifact
@@ -39,7 +38,6 @@ from a2a_app.skills.registry import SkillSpec, registered
 
 pytestmark = pytest.mark.django_db
 
-REAL_ENQUEUE = runner.enqueue
 USER, AGENT = "ROLE_USER", "ROLE_AGENT"
 SUBMITTED, WORKING = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"
 COMPLETED, FAILED = "TASK_STATE_COMPLETED", "TASK_STATE_FAILED"
@@ -52,15 +50,6 @@ RETURN_NOW = {"returnImmediately": True}
 
 
 @pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
-
-
-@pytest.fixture(autouse=True)
 def _no_network(monkeypatch, settings):
     def no_dns(*args: Any, **kwargs: Any) -> Any:
         raise OSError("tests must not resolve names")
@@ -70,20 +59,15 @@ def _no_network(monkeypatch, settings):
 
 
 @pytest.fixture(autouse=True)
-def enqueued(monkeypatch) -> list[str]:
-    """Task ids handed to the broker."""
-    calls: list[str] = []
-    monkeypatch.setattr(runner, "enqueue", calls.append)
-    return calls
+def enqueued(dispatched) -> list[str]:
+    """Task ids handed to a worker (none runs them unless a test does)."""
+    return dispatched.runs
 
 
 @pytest.fixture(autouse=True)
-def scheduled(monkeypatch) -> list[list[int]]:
-    calls: list[list[int]] = []
-    monkeypatch.setattr(
-        delivery, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
-    )
-    return calls
+def scheduled(dispatched) -> list[tuple[list[int], float]]:
+    """Webhook configs whose deliveries were scheduled: (config ids, countdown) per call."""
+    return dispatched.deliveries
 
 
 @pytest.fixture
@@ -489,52 +473,70 @@ class TestKeepWorkingAndApi:
         got = rpc("GetTask", {"id": working})["result"]
         assert texts(got["status"]["message"]) == ["waiting for staff"]
 
-    def test_complete_task(self, rpc, working):
+    def test_complete(self, rpc, working):
         before = len(events(working))
-        finished = api.complete_task(working, text="approved", message="Your order is in.")
+        finished = api.complete(working, "approved", message="Your order is in.")
         assert finished.state == COMPLETED
         got = rpc("GetTask", {"id": working})["result"]
         assert got["status"]["state"] == COMPLETED
         assert texts(got["status"]["message"]) == ["Your order is in."]
         [artifact] = got["artifacts"]
-        assert (artifact["name"], artifact["parts"]) == ("result", [{"text": "approved"}])
+        # Named as ctx.complete names it: after the skill.
+        assert (artifact["name"], artifact["parts"]) == ("job", [{"text": "approved"}])
         assert trail(working)[before:] == [
             ("artifact", "approved"),
             ("status", COMPLETED, "Your order is in."),
         ]
-        with pytest.raises(api.TaskClosed):
-            api.complete_task(working, text="again")
-        with pytest.raises(api.TaskClosed):
-            api.fail_task(working, "too late")
+        with pytest.raises(TaskClosed, match=f"task {working} is already TASK_STATE_COMPLETED"):
+            api.complete(working, "again")
+        with pytest.raises(TaskClosed):
+            api.fail(working, "too late")
         assert state_of(working) == COMPLETED
         assert len(events(working)) == before + 2
 
-    def test_complete_task_with_data(self, working):
-        api.complete_task(working, data={"order": 7}, name="order")
+    def test_complete_with_text_and_data_writes_what_a_handler_would(self, working, install):
+        api.complete(working, "7 guests", data={"order": 7}, name="order")
         [artifact] = TaskArtifact.objects.filter(task_id=working)
         assert artifact.name == "order"
-        assert artifact.body["parts"][0]["data"] == {"order": 7}
+        assert [p.get("text") or p.get("data") for p in artifact.body["parts"]] == [
+            "7 guests",
+            {"order": 7},
+        ]
+        # The same outcome from a handler: the same artifact.
+        ctx = build_context(
+            Task.objects.get(pk=working),
+            skills.get_catalogue().get("job"),
+            Message("m", Role.USER, [Part.text_part("x")]),
+            caller=Caller(),
+            history=[],
+            sink=None,
+        )
+        [same] = ctx.complete("7 guests", data={"order": 7}, name="order").artifacts
+        assert (same.name, [p.to_wire() for p in same.parts]) == (
+            artifact.name,
+            artifact.body["parts"],
+        )
 
     @pytest.mark.parametrize(
         ("call", "state", "expected"),
         [
             (
-                lambda t: api.reject_task(t, "no tables"),
+                lambda t: api.reject(t, "no tables"),
                 REJECTED,
                 ("status", REJECTED, "no tables"),
             ),
             (
-                lambda t: api.fail_task(t, "kitchen closed"),
+                lambda t: api.fail(t, "kitchen closed"),
                 FAILED,
                 ("status", FAILED, "kitchen closed"),
             ),
             (
-                lambda t: api.request_input(t, "Which date?", missing=["date"]),
+                lambda t: api.ask(t, "Which date?", missing=["date"]),
                 INPUT_REQUIRED,
                 ("status", INPUT_REQUIRED, "Which date?"),
             ),
             (
-                lambda t: api.update_progress(t, "half way"),
+                lambda t: api.progress(t, "half way"),
                 WORKING,
                 ("status", WORKING, "half way"),
             ),
@@ -544,7 +546,7 @@ class TestKeepWorkingAndApi:
                 ("artifact", "draft menu"),
             ),
         ],
-        ids=["reject", "fail", "request_input", "update_progress", "add_artifact"],
+        ids=["reject", "fail", "ask", "progress", "add_artifact"],
     )
     def test_site_api_calls(self, rpc, working, call, state, expected):
         before = len(events(working))
@@ -562,17 +564,18 @@ class TestKeepWorkingAndApi:
             assert [a["name"] for a in got["artifacts"]] == ["draft"]
             assert TaskMessage.objects.filter(task_id=working).count() == messages
 
-    def test_request_input_carries_the_missing_fields(self, working):
-        api.request_input(working, "Which date?", missing=["date", "time"])
+    def test_ask_carries_the_missing_fields(self, working):
+        api.ask(working, "Which date?", missing=["date", "time"])
         message = Task.objects.get(pk=working).status_message
         assert message["parts"][0] == {"text": "Which date?"}
         assert message["parts"][1]["data"] == {"missing": ["date", "time"]}
 
     def test_unknown_task(self):
-        with pytest.raises(Task.DoesNotExist):
-            api.complete_task(uuid.uuid4(), text="x")
+        unknown = uuid.uuid4()
+        with pytest.raises(TaskNotFound, match=f"no task {unknown}"):
+            api.complete(unknown, "x")
 
-    def test_request_input_then_a_follow_up_runs_the_skill_again(self, rpc, install, enqueued):
+    def test_ask_then_a_follow_up_runs_the_skill_again(self, rpc, install, enqueued):
         calls: list[tuple[bool, str, list[str]]] = []
 
         def handler(ctx):
@@ -584,7 +587,7 @@ class TestKeepWorkingAndApi:
         install(handler)
         task = submit(rpc, "book a table")
         assert runner.execute(task["id"]) == WORKING
-        api.request_input(task["id"], "Which date?", missing=["date"])
+        api.ask(task["id"], "Which date?", missing=["date"])
 
         follow = send(rpc, "friday", taskId=task["id"], configuration=RETURN_NOW)
         result = follow["result"]["task"]
@@ -630,7 +633,7 @@ class TestSweep:
         fresh_at = Task.objects.get(pk=fresh).enqueued_at
 
         result = runner.sweep()
-        assert result == {"resubmitted": 1, "recovered": 0, "failed": 0, "webhook_configs": 0}
+        assert result == {"resubmitted": 1, "recovered": 0, "failed": 0}
         assert enqueued == [stale]
         assert Task.objects.get(pk=stale).enqueued_at > old + timedelta(seconds=30)
         assert Task.objects.get(pk=fresh).enqueued_at == fresh_at
@@ -695,7 +698,7 @@ class TestSweep:
         task_id = submit(rpc, skill="manual")["id"]
         assert runner.execute(task_id) == WORKING
         Task.objects.filter(pk=task_id).update(enqueued_at=timezone.now() - timedelta(hours=1))
-        assert runner.sweep() == {
+        assert jobs.sweep() == {
             "resubmitted": 0,
             "recovered": 0,
             "failed": 0,
@@ -709,14 +712,14 @@ class TestSweep:
         push_config = PushConfig.objects.get(task_id=task_id)
         [delivery] = Delivery.objects.filter(config=push_config)
         assert delivery.status == Delivery.Status.PENDING
-        result = runner.sweep()
+        result = jobs.sweep()
         assert result["webhook_configs"] == 1
-        assert scheduled == [[push_config.pk]]
+        assert scheduled == [([push_config.pk], 0)]
         # Not due (backing off): not scheduled.
         Delivery.objects.update(next_attempt_at=timezone.now() + timedelta(minutes=1))
         scheduled.clear()
-        assert runner.sweep()["webhook_configs"] == 0
-        assert scheduled == [[]]
+        assert jobs.sweep()["webhook_configs"] == 0
+        assert scheduled == [([], 0)]
 
     def test_a_rerun_after_a_lost_worker_is_not_a_follow_up(
         self, rpc, install, enqueued, django_capture_on_commit_callbacks
@@ -775,19 +778,15 @@ class TestSweep:
 
 
 def test_broker_down_at_enqueue_leaves_the_task_for_the_sweep(
-    rpc, install, monkeypatch, caplog, django_capture_on_commit_callbacks
+    rpc, install, enqueued, caplog, django_capture_on_commit_callbacks
 ):
     install(lambda ctx: ctx.complete("ok"))
-    monkeypatch.setattr(runner, "enqueue", REAL_ENQUEUE)
-    calls: list[tuple[Any, ...]] = []
-
-    def apply_async(args: Any = None, kwargs: Any = None, **options: Any) -> None:
-        calls.append(tuple(args))
-        if len(calls) == 1:
-            raise ConnectionError("broker down")
-
-    monkeypatch.setattr(tasks.run_task, "apply_async", apply_async)
+    # A real Celery app whose broker nobody listens to, behind the default dispatcher.
+    down = Celery("down", broker="redis://127.0.0.1:1/0", set_as_current=False)
+    down.conf.broker_connection_timeout = 0.2
+    down.conf.task_publish_retry = False
     with (
+        dispatch.dispatching_to(dispatch.CeleryDispatcher(app=down)),
         caplog.at_level(logging.WARNING, logger="a2a_app.calls"),
         django_capture_on_commit_callbacks(execute=True),
     ):
@@ -795,14 +794,15 @@ def test_broker_down_at_enqueue_leaves_the_task_for_the_sweep(
     assert "error" not in body
     task_id = body["result"]["task"]["id"]
     assert body["result"]["task"]["status"]["state"] == SUBMITTED
-    assert calls == [(task_id,)]
-    assert "broker unavailable" in caplog.text
+    assert f"broker unavailable: task {task_id} stays SUBMITTED" in caplog.text
     assert state_of(task_id) == SUBMITTED
+    assert enqueued == []
 
+    # The broker is back (the recording dispatcher): the sweep hands the task over.
     old = timezone.now() - timedelta(hours=1)
     Task.objects.filter(pk=task_id).update(enqueued_at=old)
     assert runner.sweep()["resubmitted"] == 1
-    assert calls == [(task_id,), (task_id,)]
+    assert enqueued == [task_id]
     assert Task.objects.get(pk=task_id).enqueued_at > old
 
 

@@ -26,15 +26,6 @@ pytestmark = pytest.mark.django_db
 CARD_URL = "/.well-known/agent-card.json"
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
-
-
 def _handler(ctx):
     return ctx.complete("ok")
 

@@ -13,9 +13,8 @@ from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
 from django.test import Client, RequestFactory, override_settings
 
-from a2a_app.bindings import card, jsonrpc
+from a2a_app.bindings import jsonrpc
 from a2a_app.models import Task
-from a2a_app.skills import catalogue as skills
 from tests.conftest import user_message
 
 pytestmark = pytest.mark.django_db
@@ -23,16 +22,6 @@ pytestmark = pytest.mark.django_db
 ENDPOINT = "/a2a/jsonrpc"
 EXTENSION = "https://x/ext"
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    # The skill catalogue and the rendered card are cached per process.
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
 
 
 def post(

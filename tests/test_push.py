@@ -23,13 +23,11 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from a2a_app.bindings import card
 from a2a_app.models import Delivery, PushConfig, Task, TaskEvent
 from a2a_app.push import delivery, policy
 from a2a_app.push import senders as webhooks
 from a2a_app.push.senders import OutboxSender, WebhookResult
 from a2a_app.signals import delivery_failed
-from a2a_app.skills import catalogue as skills
 
 pytestmark = pytest.mark.django_db
 
@@ -47,15 +45,6 @@ PUSH_METHODS = (
 
 
 # --- fixtures -------------------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
 
 
 @pytest.fixture(autouse=True)
@@ -98,15 +87,9 @@ def outbox(settings) -> list[webhooks.WebhookRequest]:
 
 
 @pytest.fixture(autouse=True)
-def scheduled(monkeypatch) -> list[tuple[list[int], float]]:
-    """Every ``schedule_deliveries`` call: (config ids, countdown)."""
-    calls: list[tuple[list[int], float]] = []
-
-    def record(config_ids: list[int], countdown: float = 0) -> None:
-        calls.append((list(config_ids), countdown))
-
-    monkeypatch.setattr(delivery, "schedule_deliveries", record)
-    return calls
+def scheduled(dispatched) -> list[tuple[list[int], float]]:
+    """Webhook configs whose deliveries were scheduled: (config ids, countdown) per call."""
+    return dispatched.deliveries
 
 
 @pytest.fixture

@@ -25,11 +25,8 @@ from django.db import connection
 from django.test import AsyncClient, Client
 from django.urls import resolve
 
-from a2a_app.bindings import card
 from a2a_app.core import notify, runner
 from a2a_app.models import Task
-from a2a_app.push import delivery
-from a2a_app.skills import catalogue as skills
 from a2a_app.urls import rest_urlpatterns
 from tests.conftest import user_message
 
@@ -47,15 +44,6 @@ INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
 PAYLOADS = {"task", "message", "statusUpdate", "artifactUpdate"}
 FRAME_TIMEOUT = 5.0
 SCENARIO_TIMEOUT = 20.0
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -1058,17 +1046,14 @@ class Later(threading.Thread):
 @pytest.mark.usefixtures("conformance_mode")
 class TestStreamsUnderAsgi:
     @pytest.fixture(autouse=True)
-    def fast_streams(self, settings, monkeypatch) -> Iterator[list[str]]:
+    def fast_streams(self, settings, dispatched) -> Iterator[list[str]]:
         settings.A2A_APP = {
             **settings.A2A_APP,
             "STREAM_POLL_SECONDS": 0.05,
             "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
         }
-        enqueued: list[str] = []
-        monkeypatch.setattr(runner, "enqueue", enqueued.append)
-        monkeypatch.setattr(delivery, "schedule_deliveries", lambda ids, countdown=0: None)
         notify.reset()
-        yield enqueued
+        yield dispatched.runs
         notify.reset()
 
     def submitted(self, text: str = "sleep 0") -> JSON:

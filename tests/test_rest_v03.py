@@ -22,14 +22,11 @@ import pytest
 from django.db import connection
 from django.test import AsyncClient, Client
 
-from a2a_app.bindings import card
 from a2a_app.core import notify, runner
 from a2a_app.models import PushConfig, Task
 from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.v03 import DATA_WRAP_FLAG
-from a2a_app.push import delivery
-from a2a_app.skills import catalogue as skills
 
 JSON = dict[str, Any]
 V03 = "/a2a/rest/v1"
@@ -42,15 +39,6 @@ COMPLETED, CANCELLED = "TASK_STATE_COMPLETED", "TASK_STATE_CANCELLED"
 INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
 PAYLOADS = {"task", "message", "statusUpdate", "artifactUpdate"}
 TIMEOUT = 20.0
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -954,17 +942,14 @@ class Later(threading.Thread):
 @pytest.mark.usefixtures("conformance_mode")
 class TestStreamsUnderAsgi:
     @pytest.fixture(autouse=True)
-    def fast_streams(self, settings, monkeypatch) -> Iterator[list[str]]:
+    def fast_streams(self, settings, dispatched) -> Iterator[list[str]]:
         settings.A2A_APP = {
             **settings.A2A_APP,
             "STREAM_POLL_SECONDS": 0.05,
             "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
         }
-        enqueued: list[str] = []
-        monkeypatch.setattr(runner, "enqueue", enqueued.append)
-        monkeypatch.setattr(delivery, "schedule_deliveries", lambda ids, countdown=0: None)
         notify.reset()
-        yield enqueued
+        yield dispatched.runs
         notify.reset()
 
     def test_message_stream_events_are_bare_v03(self):

@@ -338,9 +338,10 @@ def test_approval_completes_the_task(demo, rpc, admin_client) -> None:
 
     task = get_task(rpc, task["id"])
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
-    text, data = [a for a in task["artifacts"] if a["name"] == "catering"]
-    assert text["parts"][0]["text"].startswith(f"Your request {request.reference} is approved")
-    assert data["parts"][0]["data"] == {
+    [artifact] = [a for a in task["artifacts"] if a["name"] == "catering"]
+    text, data = artifact["parts"]
+    assert text["text"].startswith(f"Your request {request.reference} is approved")
+    assert data["data"] == {
         "reference": request.reference, "date": day.isoformat(), "time": "12:00",
         "guests": 40, "status": "approved",
     }  # fmt: skip

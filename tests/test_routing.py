@@ -11,11 +11,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 
-from a2a_app.bindings import card
 from a2a_app.models import Skill, Task
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.types import Message, Part, Role
-from a2a_app.skills import catalogue as skills
 from a2a_app.skills.catalogue import SkillInfo
 from a2a_app.skills.registry import SkillSpec, registered
 from a2a_app.skills.routing import route_message, words
@@ -189,15 +187,6 @@ def _booking(ctx):
 
 def _private(ctx):
     return ctx.complete("private")
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
 
 
 @pytest.fixture

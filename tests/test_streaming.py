@@ -27,12 +27,9 @@ from django.db import connection
 from django.test import AsyncClient, Client
 
 from a2a_app import api
-from a2a_app.bindings import card
 from a2a_app.core import notify, runner
 from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Delivery, Skill, Task, TaskEvent
-from a2a_app.push import delivery
-from a2a_app.skills import catalogue as skills
 from a2a_app.skills.registry import SkillSpec, registered
 from tests.conftest import user_message
 
@@ -54,15 +51,6 @@ SCENARIO_TIMEOUT = 20.0
 
 
 # --- fixtures -------------------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
 
 
 @pytest.fixture(autouse=True)
@@ -88,21 +76,15 @@ def _no_network(monkeypatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def enqueued(monkeypatch) -> list[str]:
-    """Task ids handed to the broker (no worker runs them)."""
-    calls: list[str] = []
-    monkeypatch.setattr(runner, "enqueue", calls.append)
-    return calls
+def enqueued(dispatched) -> list[str]:
+    """Task ids handed to a worker (none runs them unless a test does)."""
+    return dispatched.runs
 
 
 @pytest.fixture(autouse=True)
-def scheduled(monkeypatch) -> list[list[int]]:
-    """Webhook configs whose deliveries were scheduled (nothing is sent)."""
-    calls: list[list[int]] = []
-    monkeypatch.setattr(
-        delivery, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
-    )
-    return calls
+def scheduled(dispatched) -> list[tuple[list[int], float]]:
+    """Webhook configs whose deliveries were scheduled: (config ids, countdown) per call."""
+    return dispatched.deliveries
 
 
 @pytest.fixture
@@ -828,7 +810,7 @@ class TestReconnect:
                 await reader
             again = await open_stream(AsyncClient(), "SubscribeToTask", {"id": working})
             second = await again.event()
-            finisher = later(api.complete_task, working, delay=0.2, text="approved")
+            finisher = later(api.complete, working, "approved", delay=0.2)
             return first, second, await again.rest(), finisher
 
         first, second, rest, finisher = run(scenario())
@@ -886,7 +868,7 @@ def test_keep_alive_comments_while_idle(settings, aclient, working, later):
         stream = await open_stream(aclient, "SubscribeToTask", {"id": working})
         snapshot = await stream.frame()
         idle = await stream.frame(timeout=2)
-        finisher = later(api.complete_task, working, delay=0.1, text="done")
+        finisher = later(api.complete, working, "done", delay=0.1)
         rest = await stream.rest()
         return stream, snapshot, idle, rest, finisher
 
@@ -967,15 +949,15 @@ class TestErrorsBeforeTheStream:
 # --- 11. the notifier --------------------------------------------------------------------------
 
 
-def test_database_notifier_alone_wakes_a_stream(monkeypatch, aclient, working, later):
+def test_database_notifier_alone_wakes_a_stream(dispatched, aclient, working, later):
     """With in-process wake-ups off, only the poller (Task.event_count) can wake the stream."""
-    monkeypatch.setattr(notify, "publish", lambda task_id: None)
+    dispatched.wake_streams = False
 
     async def scenario():
         stream = await open_stream(aclient, "SubscribeToTask", {"id": working})
         await stream.event()
         started = time.monotonic()
-        finisher = later(api.complete_task, working, delay=0.1, text="polled")
+        finisher = later(api.complete, working, "polled", delay=0.1)
         rest = await stream.rest()
         return stream, rest, time.monotonic() - started, finisher
 
@@ -1000,7 +982,7 @@ def redis_reachable() -> bool:
 
 
 def test_redis_notifier_wakes_a_stream_for_another_process(
-    monkeypatch, settings, aclient, working, later
+    monkeypatch, dispatched, settings, aclient, working, later
 ):
     """A publish on Redis alone (as from a worker process) wakes the stream."""
     monkeypatch.setattr(socket, "getaddrinfo", REAL_GETADDRINFO)
@@ -1010,11 +992,11 @@ def test_redis_notifier_wakes_a_stream_for_another_process(
 
     settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": REDIS_URL}
     notify.reset()
-    monkeypatch.setattr(notify, "publish", lambda task_id: None)  # no in-process wake-up
+    dispatched.wake_streams = False  # no in-process wake-up
     woken = threading.Event()
 
     def elsewhere() -> None:
-        api.complete_task(working, text="via redis")
+        api.complete(working, "via redis")
         client = redis.Redis.from_url(REDIS_URL)
         # Until the stream has its subscription and reads the news.
         for _ in range(50):
@@ -1054,7 +1036,7 @@ def test_an_unreachable_redis_still_wakes_streams_of_this_process(
     async def scenario():
         stream = await open_stream(aclient, "SubscribeToTask", {"id": working})
         await stream.event()
-        finisher = later(api.complete_task, working, delay=0.1, text="local")
+        finisher = later(api.complete, working, "local", delay=0.1)
         return stream, await stream.rest(), finisher
 
     stream, rest, finisher = run(scenario())

@@ -15,11 +15,9 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from a2a_app.bindings import card
 from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Skill, Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.types import format_timestamp
-from a2a_app.skills import catalogue as skills
 from a2a_app.skills.registry import SkillSpec, registered
 from tests.conftest import user_message
 
@@ -29,15 +27,6 @@ ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 USER, AGENT = "ROLE_USER", "ROLE_AGENT"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
 
 
 # --- helpers ------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from django.db import connection, transaction
 
-from a2a_app.core import rows, service
+from a2a_app.core import rows, sending
 from a2a_app.core.caller import ANONYMOUS
 from a2a_app.models import CatalogChange, Skill, Task
 from a2a_app.protocol.types import SendMessageRequest
@@ -50,7 +50,7 @@ def install() -> Iterator[Callable[[Callable], str]]:
 
 def send(text: str = "hello") -> dict[str, Any]:
     message = {"messageId": uuid.uuid4().hex, "role": "ROLE_USER", "parts": [{"text": text}]}
-    return service.send_message(SendMessageRequest.from_wire({"message": message}), ANONYMOUS)
+    return sending.send_message(SendMessageRequest.from_wire({"message": message}), ANONYMOUS)
 
 
 @contextmanager

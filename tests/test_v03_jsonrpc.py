@@ -27,13 +27,11 @@ import pytest
 from django.db import connection
 from django.test import AsyncClient, Client
 
-from a2a_app.bindings import card
 from a2a_app.core import notify, runner
 from a2a_app.models import Delivery, PushConfig, Task
 from a2a_app.push import delivery
 from a2a_app.push import senders as webhooks
 from a2a_app.push.senders import WebhookResult
-from a2a_app.skills import catalogue as skills
 from tests.conftest import user_message as v1_message
 
 pytestmark = pytest.mark.django_db
@@ -65,15 +63,6 @@ V03_METHODS = (
 
 
 @pytest.fixture(autouse=True)
-def _fresh_caches():
-    skills.clear_cache()
-    card._cache.clear()
-    yield
-    skills.clear_cache()
-    card._cache.clear()
-
-
-@pytest.fixture(autouse=True)
 def _fast_streams(settings) -> Iterator[None]:
     settings.A2A_APP = {
         **settings.A2A_APP,
@@ -97,21 +86,15 @@ def _no_network(monkeypatch) -> None:
 
 
 @pytest.fixture(autouse=True)
-def enqueued(monkeypatch) -> list[str]:
-    """Task ids handed to the broker (no worker runs them)."""
-    calls: list[str] = []
-    monkeypatch.setattr(runner, "enqueue", calls.append)
-    return calls
+def enqueued(dispatched) -> list[str]:
+    """Task ids handed to a worker (none runs them unless a test does)."""
+    return dispatched.runs
 
 
 @pytest.fixture(autouse=True)
-def scheduled(monkeypatch) -> list[list[int]]:
-    """Push configs whose deliveries were scheduled (nothing is sent unless a test does)."""
-    calls: list[list[int]] = []
-    monkeypatch.setattr(
-        delivery, "schedule_deliveries", lambda ids, countdown=0: calls.append(list(ids))
-    )
-    return calls
+def scheduled(dispatched) -> list[tuple[list[int], float]]:
+    """Webhook configs whose deliveries were scheduled: (config ids, countdown) per call."""
+    return dispatched.deliveries
 
 
 # --- helpers --------------------------------------------------------------------------------

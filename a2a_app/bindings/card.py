@@ -145,11 +145,12 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
     return rendered
 
 
-def _clear(**kwargs: Any) -> None:
+def clear_cache(**kwargs: Any) -> None:
+    """Forget the rendered cards (a setting changed, tests)."""
     _cache.clear()
 
 
-setting_changed.connect(_clear)
+setting_changed.connect(clear_cache)
 
 
 # --- the view -----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from a2a_app.core import push_configs, service, store, streams
+from a2a_app.core import push_configs, sending, service, store, streams
 from a2a_app.core.caller import Caller
 from a2a_app.protocol import legacy, v03
 from a2a_app.protocol.errors import TaskNotFoundError, UnsupportedOperationError
@@ -57,7 +57,7 @@ class Method:
 
 
 V1_METHODS: dict[str, Method] = {
-    "SendMessage": Method(SendMessageRequest.from_wire, service.send_message),
+    "SendMessage": Method(SendMessageRequest.from_wire, sending.send_message),
     "GetTask": Method(GetTaskRequest.from_wire, service.get_task),
     "ListTasks": Method(ListTasksRequest.from_wire, service.list_tasks),
     "CancelTask": Method(TaskIdRequest.from_wire, service.cancel_task),
@@ -126,7 +126,7 @@ def _legacy_send(params: JSON, caller: Caller) -> JSON:
     v1_params, task_id = legacy.legacy_send_params(params)
     if task_id and store.task_exists(task_id, caller):
         v1_params["message"]["taskId"] = task_id
-    result = service.send_message(SendMessageRequest.from_wire(v1_params), caller, V0_3)
+    result = sending.send_message(SendMessageRequest.from_wire(v1_params), caller, V0_3)
     if "task" in result:
         return legacy.legacy_task_to_wire(result["task"])
     return v03.message_to_v03(result["message"])
@@ -135,7 +135,7 @@ def _legacy_send(params: JSON, caller: Caller) -> JSON:
 V03_METHODS: dict[str, Method] = {
     "message/send": Method(
         _parse_v03(v03.send_params_from_v03, SendMessageRequest.from_wire),
-        partial(service.send_message, version=V0_3),
+        partial(sending.send_message, version=V0_3),
         version=V0_3,
         adapt_result=_send_result_v03,
     ),

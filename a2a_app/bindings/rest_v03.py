@@ -33,7 +33,7 @@ from a2a_app.bindings.rest import (
     by_method,
     error_response,
 )
-from a2a_app.core import push_configs, service, streams
+from a2a_app.core import push_configs, sending, service, streams
 from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import (
     A2AError,
@@ -65,7 +65,7 @@ def _extended_card(*args: Any) -> None:
 METHODS: dict[str, Method] = {
     "SendMessage": Method(
         SendMessageRequest.from_wire,
-        partial(service.send_message, version=V0_3),
+        partial(sending.send_message, version=V0_3),
         version=V0_3,
         adapt_result=v03_rest.send_response_to_v03,
     ),

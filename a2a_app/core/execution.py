@@ -10,9 +10,10 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from a2a_app.core.updates import TaskUpdate
-from a2a_app.protocol.types import Artifact, Message, Part, TaskState
+from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
 from a2a_app.skills.context import (
     Completed,
     Failed,
@@ -25,6 +26,12 @@ from a2a_app.skills.context import (
     Working,
     agent_message,
 )
+
+if TYPE_CHECKING:
+    from a2a_app.core.caller import Caller
+    from a2a_app.models import Task
+    from a2a_app.skills.catalogue import SkillInfo
+    from a2a_app.skills.context import TaskSink
 
 logger = logging.getLogger("a2a_app.calls")
 
@@ -40,6 +47,35 @@ class Resolution:
     artifacts: list[Artifact] = field(default_factory=list)
     #: A direct Message answer; only a new task may be answered this way.
     reply: Message | None = None
+
+
+def build_context(
+    task: Task,
+    skill: SkillInfo,
+    message: Message,
+    *,
+    caller: Caller,
+    history: list[Message],
+    sink: TaskSink,
+    metadata: dict[str, Any] | None = None,
+    accepted_output_modes: list[str] | None = None,
+) -> SkillContext:
+    """The :class:`SkillContext` of one turn of ``task``: ``message`` is the turn's user
+    message, ``history`` the earlier messages. A turn after an earlier user message is a
+    follow-up (a re-run after a lost worker is not: it has no earlier user message)."""
+    return SkillContext(
+        message=message,
+        skill=skill,
+        caller=caller,
+        task_id=str(task.pk),
+        context_id=task.context_id,
+        history=history,
+        state=task.skill_state,
+        metadata=metadata or {},
+        accepted_output_modes=accepted_output_modes or [],
+        is_follow_up=any(m.role is Role.USER for m in history),
+        sink=sink,
+    )
 
 
 def run_handler(ctx: SkillContext) -> Outcome | None:

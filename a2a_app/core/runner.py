@@ -22,40 +22,33 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
 from a2a_app.conf import a2a_settings
 from a2a_app.core.caller import Caller
-from a2a_app.core.execution import Resolution, apply_resolution, resolve_outcome, run_handler
+from a2a_app.core.dispatch import enqueue_run_on_commit, get_dispatcher
+from a2a_app.core.execution import (
+    Resolution,
+    apply_resolution,
+    build_context,
+    resolve_outcome,
+    run_handler,
+)
 from a2a_app.core.updates import TaskUpdate
+from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Task, TaskMessage
 from a2a_app.protocol.types import TERMINAL_STATES, Artifact, Message, Part, Role, TaskState
 from a2a_app.skills.catalogue import get_catalogue
-from a2a_app.skills.context import SkillContext, TaskCanceled, agent_message
+from a2a_app.skills.context import TaskCanceled, agent_message
 
 logger = logging.getLogger("a2a_app.calls")
 
 LOST_WORKER_TEXT = "The worker running this task stopped unexpectedly; it was not retried again."
-
-
-def enqueue(task_id: str) -> None:
-    """Hand a task to the broker; never raises (the sweep retries what failed here)."""
-    from a2a_app.jobs import run_task
-
-    try:
-        run_task.apply_async((task_id,))
-    except Exception:
-        logger.warning("broker unavailable: task %s stays SUBMITTED for the sweep", task_id)
-
-
-def enqueue_on_commit(task_id: str) -> None:
-    # Not delay_on_commit: a broker error there would escape into the request after the
-    # commit; here it is logged and the committed SUBMITTED task waits for the sweep.
-    transaction.on_commit(lambda: enqueue(task_id))
 
 
 def _lease() -> Any:
@@ -68,24 +61,22 @@ class LiveSink:
     def __init__(self, task_id: str) -> None:
         self.task_id = task_id
 
-    def _update(self) -> TaskUpdate:
-        task = Task.objects.select_for_update().get(pk=self.task_id)
-        if task.is_terminal:
-            raise TaskCanceled(self.task_id)
-        task.lease_expires_at = _lease()
-        return TaskUpdate(task)
+    @contextmanager
+    def _update(self) -> Iterator[TaskUpdate]:
+        try:
+            with TaskUpdate.locked(self.task_id) as update:
+                update.task.lease_expires_at = _lease()
+                yield update
+        except TaskClosed:
+            raise TaskCanceled(self.task_id) from None
 
     def status(self, state: TaskState, message: Message | None) -> None:
-        with transaction.atomic():
-            update = self._update()
+        with self._update() as update:
             update.set_status(state, message)
-            update.save()
 
     def artifact(self, artifact: Artifact, *, append: bool, last_chunk: bool) -> None:
-        with transaction.atomic():
-            update = self._update()
+        with self._update() as update:
             update.add_artifact(artifact, append=append, last_chunk=last_chunk)
-            update.save()
 
     def is_canceled(self) -> bool:
         """Also the handler's heartbeat: asking renews the lease of a live task."""
@@ -106,31 +97,30 @@ def _owner(task: Task) -> Caller:
 
 def execute(task_id: str) -> str:
     """Run a SUBMITTED task's skill in this process; returns what happened."""
-    with transaction.atomic():
-        task = Task.objects.select_for_update().filter(pk=task_id).first()
-        if task is None or task.task_state is not TaskState.SUBMITTED:
-            return "skipped"
-        skill = get_catalogue().get(task.skill_id)
-        task.run_attempts += 1
-        task.lease_expires_at = _lease()
-        update = TaskUpdate(task)
-        update.set_status(TaskState.WORKING)
-        update.save()
-        rows = list(TaskMessage.objects.filter(task=task).order_by("position"))
+    try:
+        with TaskUpdate.locked(task_id) as update:
+            task = update.task
+            if task.task_state is not TaskState.SUBMITTED:
+                update.discard()
+                return "skipped"
+            task.run_attempts += 1
+            task.lease_expires_at = _lease()
+            update.set_status(TaskState.WORKING)
+    except (TaskClosed, TaskNotFound):
+        return "skipped"
+    skill = get_catalogue().get(task.skill_id)
+    rows = list(TaskMessage.objects.filter(task=task).order_by("position"))
     history = [Message.from_wire(row.body, "history") for row in rows]
     latest = next((m for m in reversed(history) if m.role is Role.USER), None)
     if skill is None or latest is None:
         return _finish(task_id, TaskState.FAILED, "The skill of this task is not available.")
-    ctx = SkillContext(
-        message=latest,
-        skill=skill,
+    ctx = build_context(
+        task,
+        skill,
+        latest,
         caller=_owner(task),
-        task_id=str(task.pk),
-        context_id=task.context_id,
+        # Earlier messages, not earlier runs (a re-run after a lost worker is no turn).
         history=[m for m in history if m is not latest],
-        state=task.skill_state,
-        # Earlier user messages, not earlier runs (a re-run after a lost worker is no turn).
-        is_follow_up=any(m.role is Role.USER and m is not latest for m in history),
         sink=LiveSink(str(task.pk)),
     )
     outcome = run_handler(ctx)
@@ -142,36 +132,32 @@ def execute(task_id: str) -> str:
 
 def record_result(task_id: str, skill_state: dict, resolution: Resolution) -> str:
     """Write a finished handler's result, unless the task ended meanwhile (then drop it)."""
-    with transaction.atomic():
-        task = Task.objects.select_for_update().get(pk=task_id)
-        if task.is_terminal:
-            logger.info("task=%s ended while running (%s): result dropped", task_id, task.state)
-            return "dropped"
-        task.skill_state = skill_state
-        task.lease_expires_at = None
-        update = TaskUpdate(task)
-        apply_resolution(update, resolution)
-        update.save()
+    try:
+        with TaskUpdate.locked(task_id) as update:
+            update.task.skill_state = skill_state
+            update.task.lease_expires_at = None
+            apply_resolution(update, resolution)
+    except TaskClosed as closed:
+        logger.info("task=%s ended while running (%s): result dropped", task_id, closed.state)
+        return "dropped"
     return resolution.state.value
 
 
 def _finish(task_id: str, state: TaskState, text: str) -> str:
-    with transaction.atomic():
-        task = Task.objects.select_for_update().get(pk=task_id)
-        if task.is_terminal:
-            return "dropped"
-        task.lease_expires_at = None
-        update = TaskUpdate(task)
-        message = agent_message([Part.text_part(text)], context_id=task.context_id, task_id=task_id)
-        update.set_status(state, message)
-        update.save()
+    try:
+        with TaskUpdate.locked(task_id) as update:
+            update.task.lease_expires_at = None
+            context_id = update.task.context_id
+            message = agent_message([Part.text_part(text)], context_id=context_id, task_id=task_id)
+            update.set_status(state, message)
+    except TaskClosed:
+        return "dropped"
     return state.value
 
 
 def sweep() -> dict[str, int]:
-    """Re-enqueue stalled SUBMITTED tasks, recover tasks of dead workers, retry webhooks."""
-    from a2a_app.push.delivery import due_configs, schedule_deliveries
-
+    """Re-enqueue stalled SUBMITTED tasks and recover the tasks of dead workers."""
+    dispatcher = get_dispatcher()
     now = timezone.now()
     stale = now - timedelta(seconds=a2a_settings.RESUBMIT_AFTER_SECONDS)
     resubmit = list(
@@ -181,41 +167,36 @@ def sweep() -> dict[str, int]:
     )
     for task_id in resubmit:
         Task.objects.filter(pk=task_id, state=TaskState.SUBMITTED.value).update(enqueued_at=now)
-        enqueue(str(task_id))
+        dispatcher.enqueue_run(str(task_id))
     recovered = failed = 0
     expired = Task.objects.filter(state=TaskState.WORKING.value, lease_expires_at__lt=now)
     for task_id in list(expired.values_list("pk", flat=True)[:500]):
-        with transaction.atomic():
-            task = Task.objects.select_for_update().get(pk=task_id)
-            if task.task_state is not TaskState.WORKING or not task.lease_expires_at:
-                continue
-            if task.lease_expires_at >= now:
-                continue
-            task.lease_expires_at = None
-            update = TaskUpdate(task)
-            if task.run_attempts < a2a_settings.MAX_RUN_ATTEMPTS:
-                task.enqueued_at = now
-                update.set_status(TaskState.SUBMITTED)
-                update.save()
-                transaction.on_commit(lambda task_id=task_id: enqueue(str(task_id)))
-                recovered += 1
-            else:
-                message = agent_message(
-                    [Part.text_part(LOST_WORKER_TEXT)],
-                    context_id=task.context_id,
-                    task_id=str(task_id),
-                )
-                update.set_status(TaskState.FAILED, message)
-                update.save()
-                failed += 1
-    webhooks = due_configs()
-    schedule_deliveries(webhooks)
-    return {
-        "resubmitted": len(resubmit),
-        "recovered": recovered,
-        "failed": failed,
-        "webhook_configs": len(webhooks),
-    }
+        try:
+            with TaskUpdate.locked(str(task_id)) as update:
+                task = update.task
+                if task.task_state is not TaskState.WORKING or not task.lease_expires_at:
+                    update.discard()
+                    continue
+                if task.lease_expires_at >= now:
+                    update.discard()
+                    continue
+                task.lease_expires_at = None
+                if task.run_attempts < a2a_settings.MAX_RUN_ATTEMPTS:
+                    task.enqueued_at = now
+                    update.set_status(TaskState.SUBMITTED)
+                    enqueue_run_on_commit(str(task_id))
+                    recovered += 1
+                else:
+                    message = agent_message(
+                        [Part.text_part(LOST_WORKER_TEXT)],
+                        context_id=task.context_id,
+                        task_id=str(task_id),
+                    )
+                    update.set_status(TaskState.FAILED, message)
+                    failed += 1
+        except TaskClosed:
+            continue
+    return {"resubmitted": len(resubmit), "recovered": recovered, "failed": failed}
 
 
 def wait_until_settled(task_id: str, timeout: float) -> None:

@@ -1,350 +1,23 @@
-"""The A2A operations, once, for every transport.
+"""The A2A task operations, once, for every binding: SendMessage (from
+:mod:`a2a_app.core.sending`), GetTask, ListTasks, CancelTask.
 
 Each function takes a parsed request and the :class:`Caller`, runs in one transaction,
-and returns the v1.0 wire result. The JSON-RPC view calls these; so will the REST
-views, the SSE streams and the Celery tasks. Nothing here knows about HTTP.
+and returns the v1.0 wire result. Every binding's operation table calls these; nothing
+here knows about HTTP.
 """
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
-from django.utils import timezone
-
-from a2a_app.conf import a2a_settings
-from a2a_app.core import push_configs, rows, runner, store
+from a2a_app.core import store
 from a2a_app.core.caller import Caller
-from a2a_app.core.execution import apply_resolution, resolve_outcome, run_handler
 from a2a_app.core.updates import TaskUpdate
-from a2a_app.models import Task
-from a2a_app.protocol.errors import (
-    ContentTypeNotSupportedError,
-    InvalidParamsError,
-    TaskNotCancelableError,
-    UnsupportedOperationError,
-)
-from a2a_app.protocol.types import (
-    Artifact,
-    GetTaskRequest,
-    ListTasksRequest,
-    Message,
-    Part,
-    SendMessageRequest,
-    TaskIdRequest,
-    TaskState,
-)
-from a2a_app.protocol.versions import V1_0
-from a2a_app.skills.catalogue import SkillInfo, get_catalogue
-from a2a_app.skills.context import Failed, SkillContext, agent_message
+from a2a_app.exceptions import TaskClosed
+from a2a_app.protocol.errors import TaskNotCancelableError, UnsupportedOperationError
+from a2a_app.protocol.types import GetTaskRequest, ListTasksRequest, TaskIdRequest, TaskState
 
 JSON = dict[str, Any]
-
-
-class InlineSink:
-    """Progress of a handler running in the request: saved with its outcome."""
-
-    def __init__(self, update: TaskUpdate) -> None:
-        self.update = update
-
-    def status(self, state: TaskState, message: Message | None) -> None:
-        self.update.set_status(state, message)
-
-    def artifact(self, artifact: Artifact, *, append: bool, last_chunk: bool) -> None:
-        self.update.add_artifact(artifact, append=append, last_chunk=last_chunk)
-
-    def is_canceled(self) -> bool:
-        return False  # nobody can cancel it before this transaction commits
-
-
-class _HandlerCrashed(Exception):
-    """Raised out of the operation's transaction so that it rolls back."""
-
-    def __init__(self, task: Task, message: Message, resolution: Any, is_new: bool) -> None:
-        self.task, self.message, self.resolution, self.is_new = task, message, resolution, is_new
-
-
-def _run_inline(ctx: SkillContext, task: Task, is_new: bool) -> Any:
-    """Run the handler in the operation's transaction; a crash escapes it (see above)."""
-    outcome = run_handler(ctx)
-    resolution = resolve_outcome(outcome, task_id=ctx.task_id, context_id=ctx.context_id)
-    if isinstance(outcome, Failed) and outcome.crashed:
-        raise _HandlerCrashed(task, ctx.message, resolution, is_new)
-    return resolution
-
-
-def _record_crash(crash: _HandlerCrashed, request: SendMessageRequest, caller: Caller) -> _Sent:
-    if crash.is_new:
-        task = crash.task
-        update = TaskUpdate(task, is_new=True)
-    else:
-        task = store.get_task(str(crash.task.pk), caller, for_update=True)
-        check_follow_up(task, crash.message, caller)  # it may have changed meanwhile
-        update = TaskUpdate(task, artifacts=store.load_artifacts([task]).get(str(task.pk), []))
-    update.add_message(crash.message)
-    apply_resolution(update, crash.resolution)
-    update.save()
-    history = store.load_history([task], request.configuration.history_length)
-    wire = store.task_to_wire(task, history.get(str(task.pk), []), update.artifact_list())
-    return _Sent({"task": wire})
-
-
-@dataclass(slots=True)
-class _Sent:
-    """What the transaction of a SendMessage produced."""
-
-    result: JSON | None = None
-    #: A background task to wait for (blocking send) before answering.
-    background_task_id: str = ""
-    #: The background task as just submitted, when that is its whole story (a new task):
-    #: the answer to a ``returnImmediately`` send, with no need to read it back.
-    submitted: JSON | None = None
-    #: A new task, not saved yet: :func:`_save_new_task` saves it and fills in the above.
-    new_task: TaskUpdate | None = None
-
-
-# --- SendMessage ------------------------------------------------------------------------
-
-
-def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_0) -> JSON:
-    """Create or continue a task and run its skill; ``{"task": …}`` or ``{"message": …}``.
-
-    Inline skills run in this transaction. Background skills (and any skill when the
-    client asks for ``returnImmediately``) are stored SUBMITTED and run by a worker; a
-    blocking send then waits for the task to be terminal or interrupted, at most
-    ``BLOCKING_TIMEOUT`` seconds, and answers with the task as it is.
-    """
-    configuration = request.configuration
-    try:
-        with transaction.atomic():
-            if request.message.task_id:
-                sent = _continue_task(request, caller, version)
-            else:
-                sent = _start_task(request, caller, version)
-            if sent.new_task is not None and not (
-                sent.new_task.writes_one_statement and rows.transaction_is_empty()
-            ):
-                _save_new_task(sent, configuration.history_length)
-    except _HandlerCrashed as crash:
-        # Everything the operation wrote, the handler's writes included, is rolled back;
-        # the failure itself is recorded now, in a transaction of its own.
-        with transaction.atomic():
-            sent = _record_crash(crash, request, caller)
-    if sent.new_task is not None:
-        # Nothing was written before the new task (the handler touched no table) and it
-        # is written in one statement: that statement is the operation's transaction,
-        # without the BEGIN and COMMIT round trips of an atomic block around it.
-        _save_new_task(sent, configuration.history_length)
-    if sent.result is not None:
-        return sent.result
-    if configuration.return_immediately and sent.submitted is not None:
-        return {"task": sent.submitted}
-    if not configuration.return_immediately:
-        runner.wait_until_settled(sent.background_task_id, a2a_settings.BLOCKING_TIMEOUT)
-    task = Task.objects.get(pk=sent.background_task_id)
-    return {"task": store.read_task(task, configuration.history_length)}
-
-
-def push_config_for(request: SendMessageRequest, version: str) -> Any:
-    requested = request.configuration.push_notification_config
-    if requested is None:
-        return None
-    return push_configs.new_config(requested, "configuration.taskPushNotificationConfig.", version)
-
-
-def _start_task(request: SendMessageRequest, caller: Caller, version: str) -> _Sent:
-    message = request.message
-    configuration = request.configuration
-    context_id = message.context_id or str(uuid.uuid4())
-    available = [s for s in get_catalogue().enabled if s.allows(caller)]
-    skill = a2a_settings.ROUTER(message, request.metadata, available)
-    if skill is None:
-        return _Sent({"message": skill_listing(available, context_id).to_wire()})
-    check_content_types(message, configuration.accepted_output_modes, skill)
-    push_config = push_config_for(request, version)
-
-    task_id = str(uuid.uuid4())
-    message.task_id, message.context_id = task_id, context_id
-    background = configuration.return_immediately or skill.runs_in_background(message)
-    task = Task(
-        id=task_id,
-        context_id=context_id,
-        owner=caller.scope,
-        skill_id=skill.id,
-        state=TaskState.SUBMITTED.value,
-        status_timestamp=timezone.now(),
-        protocol_version=version,
-        background=background,
-    )
-    update = TaskUpdate(task, is_new=True)
-    update.add_message(message)
-    if push_config is not None:
-        update.add_push_config(push_config)
-    if background:
-        _prepare_submission(update)
-        return _Sent(background_task_id=task_id, new_task=update)
-
-    ctx = SkillContext(
-        message=message,
-        skill=skill,
-        caller=caller,
-        task_id=task_id,
-        context_id=context_id,
-        history=[],
-        state=task.skill_state,
-        metadata=request.metadata,
-        accepted_output_modes=configuration.accepted_output_modes,
-        sink=InlineSink(update),
-    )
-    resolution = _run_inline(ctx, task, is_new=True)
-    if resolution.reply is not None:
-        # A direct answer creates no task (and whatever the handler reported goes with it).
-        resolution.reply.task_id = ""
-        return _Sent({"message": resolution.reply.to_wire()})
-    apply_resolution(update, resolution)
-    return _Sent(new_task=update)
-
-
-def _save_new_task(sent: _Sent, history_length: int | None) -> None:
-    """Save the new task of ``sent`` and answer from what was written."""
-    update, sent.new_task = sent.new_task, None
-    assert update is not None
-    update.save()
-    task = update.task
-    history = store.trim_history(update.new_messages, history_length)
-    if sent.background_task_id:
-        runner.enqueue_on_commit(sent.background_task_id)
-        sent.submitted = store.task_to_wire(task, history, [])
-    else:
-        sent.result = {"task": store.task_to_wire(task, history, update.artifact_list())}
-
-
-def _prepare_submission(update: TaskUpdate) -> None:
-    """Make the task SUBMITTED, to be handed to a worker once saved."""
-    task = update.task
-    task.enqueued_at = timezone.now()
-    task.run_attempts = 0  # attempts count per turn: a new message is a fresh start
-    update.set_status(TaskState.SUBMITTED)
-
-
-def _submit(update: TaskUpdate) -> _Sent:
-    """Store the task SUBMITTED and hand it to a worker after commit."""
-    _prepare_submission(update)
-    update.save()
-    runner.enqueue_on_commit(str(update.task.pk))
-    return _Sent(background_task_id=str(update.task.pk))
-
-
-def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:
-    """May this message continue this task? Returns the task's skill."""
-    previous = task.task_state
-    if previous.is_terminal:
-        raise UnsupportedOperationError(
-            f"Task {message.task_id} is {previous.value} and accepts no more messages; "
-            "start a new task (same contextId) instead",
-            metadata={"taskId": message.task_id, "state": previous.value},
-        )
-    if message.context_id and message.context_id != task.context_id:
-        raise InvalidParamsError.for_field(
-            "message.contextId", f"does not match the context of task {message.task_id}"
-        )
-    if not previous.is_interrupted:
-        raise UnsupportedOperationError(
-            f"Task {message.task_id} is {previous.value}; it takes new messages only when "
-            "it asks for input",
-            metadata={"taskId": message.task_id, "state": previous.value},
-        )
-    skill = get_catalogue().get(task.skill_id)
-    if skill is None or not skill.enabled or not skill.allows(caller):
-        raise UnsupportedOperationError(
-            f"The skill of task {message.task_id} is no longer available",
-            metadata={"taskId": message.task_id},
-        )
-    return skill
-
-
-def _continue_task(request: SendMessageRequest, caller: Caller, version: str) -> _Sent:
-    message = request.message
-    configuration = request.configuration
-    task = store.get_task(message.task_id, caller, for_update=True)
-    skill = check_follow_up(task, message, caller)
-    check_content_types(message, configuration.accepted_output_modes, skill)
-    push_config = push_config_for(request, version)
-    message.context_id = task.context_id
-    task_id = str(task.pk)
-
-    if task.background:
-        update = TaskUpdate(task)
-        update.add_message(message)
-        if push_config is not None:
-            update.add_push_config(push_config)
-        return _submit(update)
-
-    earlier = store.load_history([task], None).get(str(task.pk), [])
-    update = TaskUpdate(task, artifacts=store.load_artifacts([task]).get(str(task.pk), []))
-    update.add_message(message)
-    if push_config is not None:
-        update.add_push_config(push_config)
-    ctx = SkillContext(
-        message=message,
-        skill=skill,
-        caller=caller,
-        task_id=task_id,
-        context_id=task.context_id,
-        history=[Message.from_wire(m, "history") for m in earlier],
-        state=task.skill_state,
-        metadata=request.metadata,
-        accepted_output_modes=configuration.accepted_output_modes,
-        is_follow_up=True,
-        sink=InlineSink(update),
-    )
-    resolution = _run_inline(ctx, task, is_new=False)
-    apply_resolution(update, resolution)
-    update.save()
-    history = store.trim_history(earlier + update.new_messages, configuration.history_length)
-    return _Sent({"task": store.task_to_wire(task, history, update.artifact_list())})
-
-
-def skill_listing(skills: list[SkillInfo], context_id: str) -> Message:
-    if skills:
-        lines = [f"- {s.name} ({s.id}): {s.description}" for s in skills]
-        text = (
-            "I could not tell which skill you meant. Name one in metadata.skillId, or "
-            "ask about one of these:\n" + "\n".join(lines)
-        )
-    else:
-        text = "This agent has no skills available to you right now."
-    data = {"skills": [{"id": s.id, "name": s.name, "description": s.description} for s in skills]}
-    return agent_message([Part.text_part(text), Part.data_part(data)], context_id=context_id)
-
-
-def _mode_matches(offered: str, accepted: str) -> bool:
-    # Media types are case-insensitive (RFC 9110 §8.3.1); parameters don't matter here.
-    offered = offered.split(";")[0].strip().lower()
-    accepted = accepted.split(";")[0].strip().lower()
-    if accepted in ("*/*", "*") or offered == accepted:
-        return True
-    return accepted.endswith("/*") and offered.startswith(accepted[:-1])
-
-
-def check_content_types(message: Message, accepted_output: list[str], skill: SkillInfo) -> None:
-    inputs = skill.input_modes or tuple(a2a_settings.DEFAULT_INPUT_MODES)
-    for index, part in enumerate(message.parts):
-        if part.media_type and not any(_mode_matches(part.media_type, m) for m in inputs):
-            raise ContentTypeNotSupportedError(
-                f"message.parts[{index}].mediaType {part.media_type!r} is not accepted by "
-                f"skill {skill.id!r}; it accepts {', '.join(inputs)}",
-                metadata={"field": f"message.parts[{index}].mediaType"},
-            )
-    outputs = skill.output_modes or tuple(a2a_settings.DEFAULT_OUTPUT_MODES)
-    if accepted_output and not any(_mode_matches(o, a) for o in outputs for a in accepted_output):
-        raise ContentTypeNotSupportedError(
-            f"configuration.acceptedOutputModes: skill {skill.id!r} produces only "
-            f"{', '.join(outputs)}",
-            metadata={"field": "configuration.acceptedOutputModes"},
-        )
 
 
 # --- GetTask, ListTasks, CancelTask --------------------------------------------------------
@@ -360,19 +33,16 @@ def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
 
 def cancel_task(request: TaskIdRequest, caller: Caller) -> JSON:
     """CANCELED now; a worker still running the skill finds out and its result is dropped."""
-    with transaction.atomic():
-        task = store.get_task(request.id, caller, for_update=True)
-        previous = task.task_state
-        if previous.is_terminal:
-            raise TaskNotCancelableError(
-                f"Task {request.id} is already {previous.value}",
-                metadata={"taskId": request.id, "state": previous.value},
-            )
-        task.lease_expires_at = None
-        update = TaskUpdate(task)
-        update.set_status(TaskState.CANCELED)
-        update.save()
-        return store.read_task(task, None)
+    try:
+        with TaskUpdate.locked(request.id, caller=caller) as update:
+            update.task.lease_expires_at = None
+            update.set_status(TaskState.CANCELED)
+    except TaskClosed as closed:
+        raise TaskNotCancelableError(
+            f"Task {request.id} is already {closed.state}",
+            metadata={"taskId": request.id, "state": closed.state},
+        ) from None
+    return store.read_task(update.task, None)
 
 
 # --- capabilities this agent does not declare -------------------------------------------

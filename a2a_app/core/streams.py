@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import logging
 import threading
-import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -27,15 +26,15 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import connection, connections, transaction
-from django.utils import timezone
 
 from a2a_app.conf import a2a_settings
-from a2a_app.core import runner, service, store
+from a2a_app.core import dispatch, runner, sending, store
 from a2a_app.core.caller import Caller
-from a2a_app.core.execution import resolve_outcome, run_handler
+from a2a_app.core.execution import build_context, resolve_outcome, run_handler
 from a2a_app.core.notify import get_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
-from a2a_app.models import Task, TaskEvent
+from a2a_app.models import TaskEvent
+from a2a_app.protocol.errors import UnsupportedOperationError
 from a2a_app.protocol.types import (
     INTERRUPTED_STATES,
     TERMINAL_STATES,
@@ -47,7 +46,6 @@ from a2a_app.protocol.types import (
     ends_stream,
 )
 from a2a_app.protocol.versions import V1_0
-from a2a_app.skills.context import SkillContext
 
 logger = logging.getLogger("a2a_app.streams")
 
@@ -92,60 +90,26 @@ class StreamStart:
 
 def start_send(request: SendMessageRequest, caller: Caller, version: str = V1_0) -> StreamStart:
     """Validate and start a streaming send; errors raise before anything is streamed."""
-    message = request.message
     with transaction.atomic():
-        if message.task_id:
-            task = store.get_task(message.task_id, caller, for_update=True)
-            skill = service.check_follow_up(task, message, caller)
-            service.check_content_types(message, request.configuration.accepted_output_modes, skill)
-            push_config = service.push_config_for(request, version)
-            message.context_id = task.context_id
-            update = TaskUpdate(task)
-            update.add_message(message)
-            if push_config is not None:
-                update.add_push_config(push_config)
-            return _submitted(update, request, inline=not task.background)
-        available = [s for s in service.get_catalogue().enabled if s.allows(caller)]
-        context_id = message.context_id or str(uuid.uuid4())
-        skill = a2a_settings.ROUTER(message, request.metadata, available)
-        if skill is None:
-            listing = service.skill_listing(available, context_id).to_wire()
-            return StreamStart(message={"message": listing})
-        service.check_content_types(message, request.configuration.accepted_output_modes, skill)
-        push_config = service.push_config_for(request, version)
-        message.context_id = context_id
-        message.task_id = str(uuid.uuid4())
-        task = Task(
-            id=message.task_id,
-            context_id=context_id,
-            owner=caller.scope,
-            skill_id=skill.id,
-            state=TaskState.SUBMITTED.value,
-            status_timestamp=timezone.now(),
-            protocol_version=version,
-            background=skill.runs_in_background(message),
-        )
-        if not task.background:
+        plan = sending.plan(request, caller, version, streaming=True)
+        if plan.listing is not None:
+            return StreamStart(message={"message": plan.listing.to_wire()})
+        if plan.is_new and not plan.background:
             # Run first, create the task on the skill's first sign of life: a direct reply
             # must stream as one Message, with no task.
-            return InlineStart(request, caller, task, skill, push_config).stream_start()
-        update = TaskUpdate(task, is_new=True)
-        update.add_message(message)
-        if push_config is not None:
-            update.add_push_config(push_config)
-        return _submitted(update, request, inline=False)
+            return InlineStart(plan).start
+        return _submitted(plan, inline=not plan.background)
 
 
-def _submitted(update: TaskUpdate, request: SendMessageRequest, *, inline: bool) -> StreamStart:
+def _submitted(plan: sending.SendPlan, *, inline: bool) -> StreamStart:
     """Store the task SUBMITTED; a worker runs it, or this process does (inline)."""
-    task = update.task
-    task.enqueued_at = timezone.now()
-    task.run_attempts = 0
-    update.set_status(TaskState.SUBMITTED)
+    update, task = plan.update, plan.task
+    assert update is not None
+    sending.prepare_submission(update)
     update.save()
     if not inline:
-        runner.enqueue_on_commit(str(task.pk))
-    history = store.load_history([task], request.configuration.history_length)
+        dispatch.enqueue_run_on_commit(str(task.pk))
+    history = store.load_history([task], plan.request.configuration.history_length)
     artifacts = store.load_artifacts([task])
     snapshot = store.task_to_wire(
         task, history.get(str(task.pk), []), artifacts.get(str(task.pk), [])
@@ -163,7 +127,7 @@ def start_subscription(request: TaskIdRequest, caller: Caller) -> StreamStart:
         # the event sequence it ends at agree.
         task = store.get_task(request.id, caller, for_update=True)
         if task.is_terminal:
-            raise service.UnsupportedOperationError(
+            raise UnsupportedOperationError(
                 f"Task {request.id} is already {task.state}; there is nothing to subscribe to",
                 metadata={"taskId": request.id, "state": task.state},
             )
@@ -179,42 +143,24 @@ def start_subscription(request: TaskIdRequest, caller: Caller) -> StreamStart:
 class InlineStart:
     """An inline skill for a streaming send, run in a thread with lazy task creation."""
 
-    def __init__(
-        self,
-        request: SendMessageRequest,
-        caller: Caller,
-        task: Task,
-        skill: Any,
-        push_config: Any,
-    ) -> None:
-        self.request = request
-        self.caller = caller
-        self.task = task
-        self.skill = skill
-        self.push_config = push_config
-        self.start = StreamStart(task_id=str(task.pk), run=self.run)
+    def __init__(self, plan: sending.SendPlan) -> None:
+        self.plan = plan
+        self.task = plan.task
+        self.start = StreamStart(task_id=str(self.task.pk), run=self.run)
         self.created = False
-
-    def stream_start(self) -> StreamStart:
-        return self.start
 
     def create(self) -> None:
         """Store the task (SUBMITTED, then WORKING) and release the stream."""
         if self.created:
             return
-        task = self.task
-        message = self.request.message
+        task, update = self.task, self.plan.update
+        assert update is not None
         with transaction.atomic():
-            update = TaskUpdate(task, is_new=True)
-            update.add_message(message)
-            if self.push_config is not None:
-                update.add_push_config(self.push_config)
             update.set_status(TaskState.SUBMITTED)
             update.save()
+            history_length = self.plan.request.configuration.history_length
             snapshot = store.task_to_wire(
-                task,
-                store.trim_history(update.new_messages, self.request.configuration.history_length),
-                [],
+                task, store.trim_history(update.new_messages, history_length), []
             )
             after = task.event_count
             task.lease_expires_at = runner._lease()
@@ -226,19 +172,18 @@ class InlineStart:
         _resolve(self.start.first, ("task", {"task": snapshot}, after))
 
     def run(self) -> None:
-        start = self.start
+        start, plan = self.start, self.plan
+        assert plan.skill is not None
         try:
-            ctx = SkillContext(
-                message=self.request.message,
-                skill=self.skill,
-                caller=self.caller,
-                task_id=str(self.task.pk),
-                context_id=self.task.context_id,
+            ctx = build_context(
+                self.task,
+                plan.skill,
+                plan.request.message,
+                caller=plan.caller,
                 history=[],
-                state=self.task.skill_state,
-                metadata=self.request.metadata,
-                accepted_output_modes=self.request.configuration.accepted_output_modes,
                 sink=_LazySink(self),
+                metadata=plan.request.metadata,
+                accepted_output_modes=plan.request.configuration.accepted_output_modes,
             )
             outcome = run_handler(ctx)
             if outcome is None:

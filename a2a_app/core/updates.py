@@ -10,13 +10,16 @@ skills, workers, site code and cancellation all leave the same trail.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from a2a_app.core import rows
-from a2a_app.core.store import status_to_wire
+from a2a_app.core import rows, store
+from a2a_app.core.dispatch import get_dispatcher
+from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Delivery, PushConfig, Task, TaskArtifact, TaskEvent, TaskMessage
 from a2a_app.protocol.types import Artifact, Message, Part, TaskState
 from a2a_app.signals import artifact_added, task_status_changed
@@ -38,7 +41,36 @@ _TASK_FIELDS = [
 ]
 
 
+if TYPE_CHECKING:
+    from a2a_app.core.caller import Caller
+
+
 class TaskUpdate:
+    @classmethod
+    @contextmanager
+    def locked(cls, task_id: str, *, caller: Caller | None = None) -> Iterator[TaskUpdate]:
+        """One change to a live task, under its row lock, saved when the block ends.
+
+        Raises :class:`~a2a_app.exceptions.TaskClosed` when the task is already
+        terminal (a late change must not rewrite it) and
+        :class:`~a2a_app.exceptions.TaskNotFound` when there is no such task; with a
+        ``caller``, only the caller's tasks are found, and a missing one is the protocol's
+        TaskNotFoundError. ``update.discard()`` in the block saves nothing.
+        """
+        with transaction.atomic():
+            if caller is not None:
+                task = store.get_task(task_id, caller, for_update=True)
+            else:
+                task = Task.objects.select_for_update().filter(pk=task_id).first()
+                if task is None:
+                    raise TaskNotFound(task_id)
+            if task.is_terminal:
+                raise TaskClosed(task_id, task.state)
+            update = cls(task)
+            yield update
+            if not update.discarded:
+                update.save()
+
     def __init__(
         self, task: Task, *, is_new: bool = False, artifacts: list[JSON] | None = None
     ) -> None:
@@ -55,6 +87,11 @@ class TaskUpdate:
         self._initial = None if artifacts is None and not is_new else list(artifacts or [])
         self._artifact_ops: list[tuple[str, JSON, bool]] = []
         self.artifacts: list[JSON] | None = None
+        self.discarded = False
+
+    def discard(self) -> None:
+        """Save nothing after all (in a :meth:`locked` block)."""
+        self.discarded = True
 
     # --- recording changes ------------------------------------------------------------
 
@@ -75,7 +112,9 @@ class TaskUpdate:
         if message is not None:
             self._messages.append(task.status_message)
         self.status_changed = True
-        self._event("status", {"statusUpdate": self._ids() | {"status": status_to_wire(task)}})
+        self._event(
+            "status", {"statusUpdate": self._ids() | {"status": store.status_to_wire(task)}}
+        )
 
     def add_artifact(
         self, artifact: Artifact, *, append: bool = False, last_chunk: bool = False
@@ -226,14 +265,11 @@ class TaskUpdate:
             )
         for artifact in self._added:
             artifact_added.send(sender=Task, task=task, artifact=artifact)
+        dispatcher = get_dispatcher()
         if self._events:
-            from a2a_app.core.notify import publish
-
-            publish(str(task.pk))
+            dispatcher.publish(str(task.pk))
         if config_ids:
-            from a2a_app.push.delivery import schedule_deliveries
-
-            schedule_deliveries(config_ids)
+            dispatcher.schedule_deliveries(config_ids)
 
     # --- reading back ------------------------------------------------------------------
 

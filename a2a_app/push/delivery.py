@@ -21,6 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from a2a_app.conf import a2a_settings
+from a2a_app.core.dispatch import get_dispatcher
 from a2a_app.models import Delivery, PushConfig
 from a2a_app.protocol import v03
 from a2a_app.protocol.types import ends_stream
@@ -35,18 +36,6 @@ logger = logging.getLogger("a2a_app.push")
 JSON = dict[str, Any]
 RETRYABLE_STATUSES = frozenset({408, 425, 429})
 CONTENT_TYPE = "application/a2a+json"
-
-
-def schedule_deliveries(config_ids: list[int], countdown: float = 0) -> None:
-    """Hand configs with pending deliveries to a worker; never raises (broker down: the
-    sweep picks them up again, because the rows are already committed)."""
-    from a2a_app.jobs import deliver_webhooks
-
-    for config_id in config_ids:
-        try:
-            deliver_webhooks.apply_async((config_id,), countdown=countdown)
-        except Exception:
-            logger.warning("could not enqueue deliveries of push config %s", config_id)
 
 
 def backoff_seconds(attempts: int) -> float:
@@ -109,13 +98,13 @@ def deliver(config_id: int, *, sender: Any = None, max_deliveries: int = 1000) -
                 return "done"
             wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
             if wait > 0:
-                schedule_deliveries([config_id], countdown=wait)
+                get_dispatcher().schedule_deliveries([config_id], countdown=wait)
                 return "wait"
             retry_in = _attempt(delivery, config, sender, timeout)
             if retry_in is not None:
-                schedule_deliveries([config_id], countdown=retry_in)
+                get_dispatcher().schedule_deliveries([config_id], countdown=retry_in)
                 return "wait"
-        schedule_deliveries([config_id])
+        get_dispatcher().schedule_deliveries([config_id])
         return "wait"
     finally:
         PushConfig.objects.filter(pk=config_id).update(delivering_until=None)
@@ -184,7 +173,7 @@ def redeliver(deliveries: Any) -> int:
         delivery.save()
         config_ids.add(delivery.config_id)
         count += 1
-    transaction.on_commit(lambda: schedule_deliveries(sorted(config_ids)))
+    transaction.on_commit(lambda: get_dispatcher().schedule_deliveries(sorted(config_ids)))
     return count
 
 
@@ -198,3 +187,10 @@ def due_configs(limit: int = 500) -> list[int]:
         .values_list("config_id", flat=True)
         .distinct()[:limit]
     )
+
+
+def sweep() -> dict[str, int]:
+    """Hand configs with deliveries due (a retry whose time came, a lost job) to a worker."""
+    due = due_configs()
+    get_dispatcher().schedule_deliveries(due)
+    return {"webhook_configs": len(due)}

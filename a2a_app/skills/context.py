@@ -126,6 +126,30 @@ def file_artifact(
     return Artifact(_artifact_id(), [part], name=name, description=description)
 
 
+def completed(
+    text: str | None = None,
+    *,
+    data: Any = None,
+    artifacts: list[Artifact] | tuple[Artifact, ...] = (),
+    message: str = "",
+    name: str,
+) -> Completed:
+    """The outcome of ``ctx.complete`` and ``api.complete``: ``text``/``data`` become one
+    artifact named ``name``, ahead of ``artifacts``."""
+    parts = message_parts(text, data)
+    result = list(artifacts)
+    if parts:
+        result.insert(0, Artifact(_artifact_id(), parts, name=name))
+    return Completed(artifacts=result, message=message)
+
+
+def message_parts(text: str | None, data: Any) -> list[Part]:
+    parts = [Part.text_part(text)] if text is not None else []
+    if data is not None:
+        parts.append(Part.data_part(data))
+    return parts
+
+
 # --- the context ----------------------------------------------------------------------------
 
 
@@ -162,8 +186,13 @@ class SkillContext:
 
     @property
     def user(self) -> Any:
-        """The Django user, or ``None`` for an anonymous caller."""
-        return self.caller.user
+        """The Django user, or an ``AnonymousUser`` for an anonymous caller (as
+        ``request.user`` is in a view)."""
+        if self.caller.user is not None:
+            return self.caller.user
+        from django.contrib.auth.models import AnonymousUser
+
+        return AnonymousUser()
 
     def complete(
         self,
@@ -174,16 +203,11 @@ class SkillContext:
         message: str = "",
         name: str = "",
     ) -> Completed:
-        """Finish the task. ``text``/``data`` become one artifact named ``name``."""
-        parts: list[Part] = []
-        if text is not None:
-            parts.append(Part.text_part(text))
-        if data is not None:
-            parts.append(Part.data_part(data))
-        result = list(artifacts)
-        if parts:
-            result.insert(0, Artifact(_artifact_id(), parts, name=name or self.skill.id))
-        return Completed(artifacts=result, message=message)
+        """Finish the task. ``text``/``data`` become one artifact named ``name`` (by
+        default the skill's id); ``message`` is the status message."""
+        return completed(
+            text, data=data, artifacts=artifacts, message=message, name=name or self.skill.id
+        )
 
     def ask(
         self, question: str, *, missing: list[str] | tuple[str, ...] = (), data: Any = None
@@ -208,9 +232,7 @@ class SkillContext:
 
     def progress(self, text: str, *, data: Any = None) -> None:
         """Report progress: a WORKING status whose message says what is going on."""
-        parts = [Part.text_part(text)]
-        if data is not None:
-            parts.append(Part.data_part(data))
+        parts = message_parts(text, data)
         message = agent_message(parts, context_id=self.context_id, task_id=self.task_id)
         self._sink().status(TaskState.WORKING, message)
 
@@ -235,11 +257,7 @@ class SkillContext:
 
     def reply(self, text: str | None = None, *, data: Any = None) -> Reply:
         """Answer with a direct Message instead of a task (for quick, stateless answers)."""
-        parts = []
-        if text is not None:
-            parts.append(Part.text_part(text))
-        if data is not None:
-            parts.append(Part.data_part(data))
+        parts = message_parts(text, data)
         if not parts:
             raise ValueError("reply needs text or data")
         return Reply(parts)
@@ -256,11 +274,7 @@ class ArtifactWriter:
         self._started = False
 
     def write(self, text: str | None = None, *, data: Any = None, last: bool = False) -> None:
-        parts = []
-        if text is not None:
-            parts.append(Part.text_part(text))
-        if data is not None:
-            parts.append(Part.data_part(data))
+        parts = message_parts(text, data)
         if not parts:
             raise ValueError("write needs text or data")
         artifact = Artifact(self.artifact_id, parts, self.name, self.description)

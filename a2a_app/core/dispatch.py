@@ -1,0 +1,129 @@
+"""Handing work to the background: the one seam between the service layer and Celery.
+
+The service layer never imports Celery or :mod:`a2a_app.jobs`. It hands work to the
+dispatcher that ``A2A_APP["DISPATCHER"]`` names:
+
+* ``enqueue_run(task_id)``: run a SUBMITTED task's skill in a worker;
+* ``schedule_deliveries(config_ids, countdown=0)``: deliver webhook configs' pending events;
+* ``publish(task_id)``: tell open streams that the task has new events.
+
+:class:`CeleryDispatcher`, the default, sends the Celery tasks of :mod:`a2a_app.jobs` by
+name on the site's Celery app and publishes through the stream notifier. A broker that
+cannot be reached is logged, never raised: the rows are committed already, and the sweep
+hands them to the broker again. :class:`a2a_app.testing.RecordingDispatcher` records the
+calls instead, for tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
+
+from django.core.signals import setting_changed
+from django.db import transaction
+
+from a2a_app.conf import a2a_settings
+from a2a_app.core import notify
+
+logger = logging.getLogger("a2a_app.calls")
+
+# Celery task names (kept from the days of ``a2a_app/tasks.py``: queued messages and beat
+# schedules name them).
+RUN_TASK = "a2a_app.tasks.run_task"
+DELIVER_WEBHOOKS = "a2a_app.tasks.deliver_webhooks"
+SWEEP = "a2a_app.tasks.sweep"
+
+
+class Dispatcher(Protocol):
+    def enqueue_run(self, task_id: str) -> None: ...
+
+    def schedule_deliveries(self, config_ids: Iterable[int], countdown: float = 0) -> None: ...
+
+    def publish(self, task_id: str) -> None: ...
+
+
+class CeleryDispatcher:
+    """Celery tasks sent by name on ``app`` (default: the current Celery app)."""
+
+    def __init__(self, app: Any = None) -> None:
+        self._app = app
+
+    @property
+    def app(self) -> Any:
+        if self._app is not None:
+            return self._app
+        from celery import current_app
+
+        return current_app
+
+    def _send(self, name: str, args: tuple[Any, ...], countdown: float = 0) -> None:
+        app = self.app
+        if app.conf.task_always_eager:
+            # send_task never runs eagerly; an eager site wants its jobs run right here.
+            app.tasks[name].apply(args)
+            return
+        options = {"countdown": countdown} if countdown else {}
+        app.send_task(name, args=args, **options)
+
+    def enqueue_run(self, task_id: str) -> None:
+        try:
+            self._send(RUN_TASK, (task_id,))
+        except Exception:
+            logger.warning("broker unavailable: task %s stays SUBMITTED for the sweep", task_id)
+
+    def schedule_deliveries(self, config_ids: Iterable[int], countdown: float = 0) -> None:
+        for config_id in config_ids:
+            try:
+                self._send(DELIVER_WEBHOOKS, (config_id,), countdown)
+            except Exception:
+                logger.warning("could not enqueue deliveries of push config %s", config_id)
+
+    def publish(self, task_id: str) -> None:
+        notify.publish(task_id)
+
+
+_dispatcher: Dispatcher | None = None
+_overrides: list[Dispatcher] = []
+
+
+def get_dispatcher() -> Dispatcher:
+    """The dispatcher in use: an override (tests), else one of ``A2A_APP["DISPATCHER"]``."""
+    global _dispatcher
+    if _overrides:
+        return _overrides[-1]
+    if _dispatcher is None:
+        _dispatcher = a2a_settings.DISPATCHER()
+    return _dispatcher
+
+
+@contextlib.contextmanager
+def dispatching_to(dispatcher: Dispatcher) -> Iterator[Dispatcher]:
+    """Use ``dispatcher`` for everything dispatched inside the block (any thread)."""
+    _overrides.append(dispatcher)
+    try:
+        yield dispatcher
+    finally:
+        _overrides.remove(dispatcher)
+
+
+def enqueue_run_on_commit(task_id: str) -> None:
+    # Not Celery's delay_on_commit: a broker error there would escape into the request
+    # after the commit; here it is logged and the committed SUBMITTED task waits for the
+    # sweep.
+    transaction.on_commit(lambda: get_dispatcher().enqueue_run(task_id))
+
+
+def reset() -> None:
+    """Forget the dispatcher made from settings (they changed, tests)."""
+    global _dispatcher
+    _dispatcher = None
+
+
+def _setting_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting == "A2A_APP":
+        reset()
+
+
+setting_changed.connect(_setting_changed)
