@@ -155,10 +155,11 @@ class TestEnvelope:
     def test_unexpected_exception_is_internal_error(self, rpc, monkeypatch):
         from a2a_app.bindings import operations as binding
 
-        def explode(params, caller):
+        def explode(request, caller):
             raise RuntimeError("secret internals")
 
-        monkeypatch.setitem(binding.V1_METHODS, "GetTask", explode)
+        exploding = binding.Method(binding.Operation(None, explode))
+        monkeypatch.setitem(binding.V1, "GetTask", exploding)
         body = rpc("GetTask", {"id": "x"}, request_id="boom")
         assert body["id"] == "boom"
         assert body["error"]["code"] == -32603

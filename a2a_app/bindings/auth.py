@@ -27,9 +27,9 @@ def authenticate(request: HttpRequest) -> Caller:
         try:
             result = authenticator.authenticate(drf_request)
         except exceptions.AuthenticationFailed as exc:
-            error = AuthenticationRequiredError(str(exc.detail))
-            error.www_authenticate = authenticator.authenticate_header(drf_request)
-            raise error from None
+            challenge = authenticator.authenticate_header(drf_request)
+            headers = {"WWW-Authenticate": challenge} if challenge else {}
+            raise AuthenticationRequiredError(str(exc.detail), headers=headers) from None
         if result is not None:
             return Caller(user=result[0])
     return ANONYMOUS

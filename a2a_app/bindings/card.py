@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.http import http_date, parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
 
+from a2a_app.bindings.http import served_by_asgi
 from a2a_app.conf import a2a_settings
 from a2a_app.protocol import v03
 from a2a_app.protocol.versions import V0_3, V1_0
@@ -61,11 +62,6 @@ def interfaces(root: str) -> list[dict[str, str]]:
         found.append({"url": jsonrpc, "protocolBinding": "JSONRPC", "protocolVersion": version})
         found.append({"url": rest, "protocolBinding": "HTTP+JSON", "protocolVersion": version})
     return found
-
-
-def served_by_asgi(request: HttpRequest) -> bool:
-    """Streams need ASGI: under WSGI a stream would hold a worker until the task ends."""
-    return getattr(request, "scope", None) is not None
 
 
 def build_card(root: str, catalogue: Catalogue, *, streaming: bool = False) -> dict[str, Any]:

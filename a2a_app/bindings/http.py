@@ -1,19 +1,36 @@
-"""HTTP plumbing shared by the JSON-RPC and REST bindings: body size, media type, extensions."""
+"""HTTP plumbing shared by the JSON-RPC and HTTP+JSON bindings.
+
+Reading a request (body size, media type, extensions), answering (JSON bodies, SSE
+streams) and the one sequence every operation call goes through, :func:`invoke`:
+activate the requested extensions, refuse a stream outside ASGI, build the params,
+identify the caller, call the operation.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+from a2a_app.bindings.auth import authenticate
 from a2a_app.conf import a2a_settings
 from a2a_app.protocol.errors import (
+    A2AError,
     ContentTypeNotSupportedError,
     ExtensionSupportRequiredError,
     InvalidParamsError,
     RequestTooLargeError,
+    UnsupportedOperationError,
 )
+
+if TYPE_CHECKING:
+    from a2a_app.bindings.operations import Method
+
+JSON = dict[str, Any]
 
 JSON_MEDIA_TYPES = ("application/json", "application/a2a+json")
 
@@ -75,3 +92,81 @@ def activate_extensions(request: HttpRequest) -> list[str]:
                 metadata={"extension": extension.get("uri", "")},
             )
     return [e["uri"] for e in declared if e.get("uri") in requested]
+
+
+# --- errors only HTTP has ---------------------------------------------------------------------
+
+
+class UnsupportedMediaTypeError(A2AError):
+    """A request body that is not JSON: HTTP 415, whatever the A2A table says of parts."""
+
+    jsonrpc_code = -32005
+    http_status = 415
+    grpc_status = "INVALID_ARGUMENT"
+    reason = "CONTENT_TYPE_NOT_SUPPORTED"
+    default_message = "Request bodies must be application/json or application/a2a+json"
+
+
+class MethodNotAllowedError(A2AError):
+    """An HTTP method the route does not take; the response's Allow lists the ones it does."""
+
+    jsonrpc_code = -32601
+    http_status = 405
+    grpc_status = "UNIMPLEMENTED"
+    reason = "METHOD_NOT_ALLOWED"
+    default_message = "HTTP method not allowed on this route"
+
+    def __init__(self, method: str, allowed: tuple[str, ...] | list[str]) -> None:
+        super().__init__(f"{method} is not allowed here", headers={"Allow": ", ".join(allowed)})
+
+
+# --- answering ----------------------------------------------------------------------------
+
+
+def json_response(
+    payload: Any, *, status: int = 200, content_type: str = "application/json"
+) -> HttpResponse:
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    return HttpResponse(body, status=status, content_type=content_type)
+
+
+def error_headers(response: HttpResponse, error: A2AError) -> HttpResponse:
+    for name, value in error.headers.items():
+        response[name] = value
+    return response
+
+
+def event_stream(frames: AsyncIterator[bytes]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(frames, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx must not hold events back
+    return response
+
+
+def with_extensions(response: HttpResponse, activated: list[str]) -> HttpResponse:
+    if activated:
+        response["A2A-Extensions"] = ", ".join(activated)
+    return response
+
+
+def served_by_asgi(request: HttpRequest) -> bool:
+    """Streams need ASGI: under WSGI a stream would hold a worker until the task ends."""
+    return getattr(request, "scope", None) is not None
+
+
+# --- calling an operation -------------------------------------------------------------------
+
+
+def invoke(
+    request: HttpRequest, method: Method, build_params: Callable[[], JSON]
+) -> tuple[Any, list[str]]:
+    """Call ``method`` for ``request``: its result and the extensions activated."""
+    activated = activate_extensions(request)
+    if method.streaming and not served_by_asgi(request):
+        raise UnsupportedOperationError(
+            "Streaming needs the site to be served by an ASGI server "
+            "(capabilities.streaming is false here)"
+        )
+    params = build_params()
+    caller = authenticate(request)
+    return method(params, caller), activated

@@ -1,21 +1,29 @@
-"""The JSON-RPC binding: method names, their request parsers and service functions.
+"""The operation table: every A2A operation once, and each dialect's way of calling it.
 
-Two dialects share one endpoint. v1.0 methods (``SendMessage``) take and return v1.0
-ProtoJSON. v0.3 methods (``message/send``) convert their params to v1.0 on the way in
-and the result (and every stream event) back to v0.3 on the way out, through
-:mod:`a2a_app.protocol.v03`: the service only ever speaks v1.0.
+An :class:`Operation` is a v1.0 operation (SendMessage, GetTask, ...): its request parser,
+the service function that runs it, the capability it needs, whether it streams. A
+:class:`Method` is an operation as one client generation calls it, with that dialect's
+conversions in and out:
+
+* ``V1`` — v1.0 over JSON-RPC and HTTP+JSON: no conversion;
+* ``V03_JSONRPC`` — v0.3 JSON-RPC (``message/send``, ...), and the pre-0.3 ``tasks/send``,
+  through :mod:`a2a_app.protocol.v03` and :mod:`a2a_app.protocol.legacy`;
+* ``V03_REST`` — v0.3 HTTP+JSON routes, through :mod:`a2a_app.protocol.v03_rest` (their
+  params are converted by the routes, which know the paths).
+
+The service only ever speaks v1.0. Operations that create something (a task, a push
+config) are told the dialect's version, which the task or config remembers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from a2a_app.core import push_configs, sending, service, store, streams
 from a2a_app.core.caller import Caller
-from a2a_app.protocol import legacy, v03
+from a2a_app.protocol import legacy, v03, v03_rest
 from a2a_app.protocol.errors import TaskNotFoundError, UnsupportedOperationError
 from a2a_app.protocol.types import (
     GetTaskRequest,
@@ -32,56 +40,84 @@ JSON = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
-class Method:
+class Operation:
+    #: v1.0 params → the service's request object (None: the params themselves).
     parse: Callable[[JSON], Any] | None
     run: Callable[..., Any]
     #: Checked before the params: an undeclared capability is the error, not bad params.
     gate: Callable[[], None] | None = None
     #: Answers with an SSE stream (``run`` returns a ``streams.StreamStart``).
     streaming: bool = False
-    #: The protocol version whose shapes the method takes and returns.
-    version: str = V1_0
-    #: v1.0 result → this dialect's result (non-streaming methods).
-    adapt_result: Callable[[Any], Any] | None = None
-    #: v1.0 StreamResponse (and whether it is the last) → this dialect's event.
-    adapt_event: Callable[[JSON, bool], Any] | None = None
-
-    def __call__(self, params: JSON, caller: Caller) -> Any:
-        if self.gate is not None:
-            self.gate()
-        request = self.parse(params) if self.parse is not None else params
-        result = self.run(request, caller)
-        if self.adapt_result is not None:
-            result = self.adapt_result(result)
-        return result
+    #: ``run`` takes the protocol version of what it creates.
+    versioned: bool = False
 
 
-V1_METHODS: dict[str, Method] = {
-    "SendMessage": Method(SendMessageRequest.from_wire, sending.send_message),
-    "GetTask": Method(GetTaskRequest.from_wire, service.get_task),
-    "ListTasks": Method(ListTasksRequest.from_wire, service.list_tasks),
-    "CancelTask": Method(TaskIdRequest.from_wire, service.cancel_task),
-    "SendStreamingMessage": Method(
-        SendMessageRequest.from_wire, streams.start_send, streaming=True
+OPERATIONS: dict[str, Operation] = {
+    "SendMessage": Operation(SendMessageRequest.from_wire, sending.send_message, versioned=True),
+    "SendStreamingMessage": Operation(
+        SendMessageRequest.from_wire, streams.start_send, streaming=True, versioned=True
     ),
-    "SubscribeToTask": Method(TaskIdRequest.from_wire, streams.start_subscription, streaming=True),
-    "CreateTaskPushNotificationConfig": Method(
-        PushNotificationConfig.from_wire, push_configs.create_config, gate=push_configs.require_push
+    "GetTask": Operation(GetTaskRequest.from_wire, service.get_task),
+    "ListTasks": Operation(ListTasksRequest.from_wire, service.list_tasks),
+    "CancelTask": Operation(TaskIdRequest.from_wire, service.cancel_task),
+    "SubscribeToTask": Operation(
+        TaskIdRequest.from_wire, streams.start_subscription, streaming=True
     ),
-    "GetTaskPushNotificationConfig": Method(
+    "CreateTaskPushNotificationConfig": Operation(
+        PushNotificationConfig.from_wire,
+        push_configs.create_config,
+        gate=push_configs.require_push,
+        versioned=True,
+    ),
+    "GetTaskPushNotificationConfig": Operation(
         PushConfigIdRequest.from_wire, push_configs.get_config, gate=push_configs.require_push
     ),
-    "ListTaskPushNotificationConfigs": Method(
+    "ListTaskPushNotificationConfigs": Operation(
         ListPushConfigsRequest.from_wire, push_configs.list_configs, gate=push_configs.require_push
     ),
-    "DeleteTaskPushNotificationConfig": Method(
+    "DeleteTaskPushNotificationConfig": Operation(
         PushConfigIdRequest.from_wire, push_configs.delete_config, gate=push_configs.require_push
     ),
-    "GetExtendedAgentCard": Method(None, service.extended_card_not_supported),
+    "GetExtendedAgentCard": Operation(None, service.extended_card_not_supported),
 }
 
 
-# --- v0.3 ------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Method:
+    """An operation as one dialect calls it."""
+
+    operation: Operation
+    #: The protocol version whose shapes the method takes and returns.
+    version: str = V1_0
+    #: This dialect's params → v1.0 params.
+    params_in: Callable[[JSON], JSON] | None = None
+    #: The v1.0 result → this dialect's result (non-streaming methods).
+    result_out: Callable[[Any], Any] | None = None
+    #: A v1.0 StreamResponse (and whether it is the last) → this dialect's event.
+    event_out: Callable[[JSON, bool], Any] | None = None
+    #: Runs instead of the operation's service function (same arguments).
+    run: Callable[..., Any] | None = None
+
+    @property
+    def streaming(self) -> bool:
+        return self.operation.streaming
+
+    def __call__(self, params: JSON, caller: Caller) -> Any:
+        operation = self.operation
+        if operation.gate is not None:
+            operation.gate()
+        if self.params_in is not None:
+            params = self.params_in(params)
+        request = operation.parse(params) if operation.parse is not None else params
+        run = self.run or operation.run
+        result = run(request, caller, self.version) if operation.versioned else run(request, caller)
+        return self.result_out(result) if self.result_out is not None else result
+
+
+V1: dict[str, Method] = {name: Method(operation) for name, operation in OPERATIONS.items()}
+
+
+# --- v0.3 JSON-RPC ---------------------------------------------------------------------------
 
 
 def _send_result_v03(result: JSON) -> JSON:
@@ -108,11 +144,7 @@ def _push_get_v03(request: PushConfigIdRequest, caller: Caller) -> JSON:
     return configs["configs"][0]
 
 
-def _parse_v03(convert: Callable[[Any], JSON], parse: Callable[[JSON], Any]) -> Callable:
-    return lambda params: parse(convert(params))
-
-
-def _extended_card_v03(*args: Any) -> None:
+def _no_extended_card_v03(*args: Any) -> None:
     raise UnsupportedOperationError("This agent has no authenticated extended card")
 
 
@@ -132,70 +164,80 @@ def _legacy_send(params: JSON, caller: Caller) -> JSON:
     return v03.message_to_v03(result["message"])
 
 
-V03_METHODS: dict[str, Method] = {
-    "message/send": Method(
-        _parse_v03(v03.send_params_from_v03, SendMessageRequest.from_wire),
-        partial(sending.send_message, version=V0_3),
-        version=V0_3,
-        adapt_result=_send_result_v03,
-    ),
-    "message/stream": Method(
-        _parse_v03(v03.send_params_from_v03, SendMessageRequest.from_wire),
-        partial(streams.start_send, version=V0_3),
-        streaming=True,
-        version=V0_3,
-        adapt_event=_event_v03,
-    ),
-    "tasks/get": Method(
-        _parse_v03(v03.task_query_from_v03, GetTaskRequest.from_wire),
-        service.get_task,
-        version=V0_3,
-        adapt_result=v03.task_to_v03,
-    ),
-    "tasks/cancel": Method(
-        _parse_v03(v03.task_id_params_from_v03, TaskIdRequest.from_wire),
-        service.cancel_task,
-        version=V0_3,
-        adapt_result=v03.task_to_v03,
-    ),
-    "tasks/resubscribe": Method(
-        _parse_v03(v03.task_id_params_from_v03, TaskIdRequest.from_wire),
-        streams.start_subscription,
-        streaming=True,
-        version=V0_3,
-        adapt_event=_event_v03,
-    ),
-    "tasks/pushNotificationConfig/set": Method(
-        _parse_v03(v03.push_config_from_v03, PushNotificationConfig.from_wire),
-        partial(push_configs.create_config, version=V0_3),
-        gate=push_configs.require_push,
-        version=V0_3,
-        adapt_result=v03.push_config_to_v03,
+def _v03(name: str, params_in: Callable[[JSON], JSON], **adapters: Any) -> Method:
+    return Method(OPERATIONS[name], V0_3, params_in, **adapters)
+
+
+V03_JSONRPC: dict[str, Method] = {
+    "message/send": _v03("SendMessage", v03.send_params_from_v03, result_out=_send_result_v03),
+    "message/stream": _v03("SendStreamingMessage", v03.send_params_from_v03, event_out=_event_v03),
+    "tasks/get": _v03("GetTask", v03.task_query_from_v03, result_out=v03.task_to_v03),
+    "tasks/cancel": _v03("CancelTask", v03.task_id_params_from_v03, result_out=v03.task_to_v03),
+    "tasks/resubscribe": _v03("SubscribeToTask", v03.task_id_params_from_v03, event_out=_event_v03),
+    "tasks/pushNotificationConfig/set": _v03(
+        "CreateTaskPushNotificationConfig",
+        v03.push_config_from_v03,
+        result_out=v03.push_config_to_v03,
     ),
     "tasks/pushNotificationConfig/get": Method(
-        _parse_v03(v03.push_get_params_from_v03, PushConfigIdRequest.from_wire_optional_id),
-        _push_get_v03,
-        gate=push_configs.require_push,
-        version=V0_3,
-        adapt_result=v03.push_config_to_v03,
+        Operation(
+            PushConfigIdRequest.from_wire_optional_id,
+            _push_get_v03,
+            gate=push_configs.require_push,
+        ),
+        V0_3,
+        v03.push_get_params_from_v03,
+        result_out=v03.push_config_to_v03,
     ),
-    "tasks/pushNotificationConfig/list": Method(
-        _parse_v03(v03.push_list_params_from_v03, ListPushConfigsRequest.from_wire),
-        push_configs.list_configs,
-        gate=push_configs.require_push,
-        version=V0_3,
-        adapt_result=lambda result: [v03.push_config_to_v03(c) for c in result["configs"]],
+    "tasks/pushNotificationConfig/list": _v03(
+        "ListTaskPushNotificationConfigs",
+        v03.push_list_params_from_v03,
+        result_out=lambda result: [v03.push_config_to_v03(c) for c in result["configs"]],
     ),
-    "tasks/pushNotificationConfig/delete": Method(
-        _parse_v03(v03.push_delete_params_from_v03, PushConfigIdRequest.from_wire),
-        push_configs.delete_config,
-        gate=push_configs.require_push,
-        version=V0_3,
+    "tasks/pushNotificationConfig/delete": _v03(
+        "DeleteTaskPushNotificationConfig", v03.push_delete_params_from_v03
     ),
-    "agent/getAuthenticatedExtendedCard": Method(None, _extended_card_v03, version=V0_3),
-    "tasks/send": Method(None, _legacy_send, version=V0_3),
+    "agent/getAuthenticatedExtendedCard": Method(
+        OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03
+    ),
+    "tasks/send": Method(Operation(None, _legacy_send), V0_3),
 }
 
 
-def find(name: str) -> Method | None:
-    return V1_METHODS.get(name) or V03_METHODS.get(name)
+def find_jsonrpc(name: str) -> Method | None:
+    """The JSON-RPC method of that name, in any dialect."""
+    return V1.get(name) or V03_JSONRPC.get(name)
+
+
+# --- v0.3 HTTP+JSON ----------------------------------------------------------------------------
+
+
+def _event_v03_rest(event: JSON, last: bool) -> JSON:
+    return v03_rest.stream_response_to_v03(event, final=last)
+
+
+def _v03_rest(name: str, **adapters: Any) -> Method:
+    return Method(OPERATIONS[name], V0_3, **adapters)
+
+
+V03_REST: dict[str, Method] = {
+    "SendMessage": _v03_rest("SendMessage", result_out=v03_rest.send_response_to_v03),
+    "SendStreamingMessage": _v03_rest("SendStreamingMessage", event_out=_event_v03_rest),
+    "GetTask": _v03_rest("GetTask", result_out=v03_rest.task_to_v03),
+    "CancelTask": _v03_rest("CancelTask", result_out=v03_rest.task_to_v03),
+    "TaskSubscription": _v03_rest("SubscribeToTask", event_out=_event_v03_rest),
+    "CreateTaskPushNotificationConfig": _v03_rest(
+        "CreateTaskPushNotificationConfig", result_out=v03_rest.push_config_to_v03
+    ),
+    "GetTaskPushNotificationConfig": _v03_rest(
+        "GetTaskPushNotificationConfig", result_out=v03_rest.push_config_to_v03
+    ),
+    "ListTaskPushNotificationConfig": _v03_rest(
+        "ListTaskPushNotificationConfigs", result_out=v03_rest.push_list_to_v03
+    ),
+    "DeleteTaskPushNotificationConfig": _v03_rest(
+        "DeleteTaskPushNotificationConfig",
+        result_out=lambda result: {},  # google.protobuf.Empty
+    ),
+    "GetAgentCard": Method(OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03),
+}

@@ -15,14 +15,14 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from a2a_app.bindings import auth, sse
-from a2a_app.bindings.card import served_by_asgi
-from a2a_app.bindings.http import JSON_MEDIA_TYPES, activate_extensions, read_body
-from a2a_app.bindings.operations import V1_METHODS, Method
+from a2a_app.bindings import http, operations, sse
+from a2a_app.bindings.http import JSON_MEDIA_TYPES, MethodNotAllowedError, UnsupportedMediaTypeError
+from a2a_app.bindings.operations import Method
 from a2a_app.core import streams
+from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import (
     A2AError,
     InternalError,
@@ -30,7 +30,6 @@ from a2a_app.protocol.errors import (
     InvalidRequestError,
     JSONParseError,
     MethodNotFoundError,
-    UnsupportedOperationError,
 )
 from a2a_app.protocol.versions import negotiate
 
@@ -44,46 +43,21 @@ JSON = dict[str, Any]
 BOOLEAN_QUERY_FIELDS = frozenset({"includeArtifacts"})
 
 
-class UnsupportedMediaTypeError(A2AError):
-    """A request body that is not JSON: HTTP 415, whatever the A2A table says of parts."""
-
-    jsonrpc_code = -32005
-    http_status = 415
-    grpc_status = "INVALID_ARGUMENT"
-    reason = "CONTENT_TYPE_NOT_SUPPORTED"
-    default_message = "Request bodies must be application/json or application/a2a+json"
-
-
-class MethodNotAllowedError(A2AError):
-    jsonrpc_code = -32601
-    http_status = 405
-    grpc_status = "UNIMPLEMENTED"
-    reason = "METHOD_NOT_ALLOWED"
-    default_message = "HTTP method not allowed on this route"
-    has_error_info = True
-
-
 def _media_type(request: HttpRequest) -> str:
     return A2A_JSON if A2A_JSON in request.headers.get("Accept", "") else "application/json"
 
 
 def _response(request: HttpRequest, payload: Any, status: int = 200) -> HttpResponse:
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
-    return HttpResponse(body, status=status, content_type=_media_type(request))
+    return http.json_response(payload, status=status, content_type=_media_type(request))
 
 
 def error_response(request: HttpRequest, error: A2AError) -> HttpResponse:
-    response = _response(request, error.to_rest(), status=error.http_status)
-    challenge = getattr(error, "www_authenticate", None)
-    if challenge:
-        response["WWW-Authenticate"] = challenge
-    if error.http_status == 405:
-        response["Allow"] = getattr(error, "allow", "")
-    return response
+    """The one way an error becomes an HTTP+JSON response (v1.0 and v0.3 routes)."""
+    return http.error_headers(_response(request, error.to_rest(), error.http_status), error)
 
 
-def _json_body(request: HttpRequest, *, optional: bool = False) -> JSON:
-    body = read_body(request)
+def json_body(request: HttpRequest, *, optional: bool = False) -> JSON:
+    body = http.read_body(request)
     if not body.strip():
         if optional:
             return {}
@@ -128,66 +102,81 @@ def query_params(request: HttpRequest) -> JSON:
     return params
 
 
-Route = Callable[[HttpRequest, dict[str, str]], JSON]
+#: Builds the v1.0 params from the request, and the renames that make the field paths
+#: of later errors the client's (the v0.3 routes' field names).
+Build = Callable[[HttpRequest, dict[str, str]], tuple[JSON, v03_rest.Renames]]
+
+
+def _v1_version(request: HttpRequest) -> None:
+    negotiate(request.headers.get("A2A-Version") or request.GET.get("A2A-Version"))
 
 
 def _call(
     request: HttpRequest,
-    method_name: str,
-    build: Route,
+    method: Method,
+    build: Build,
     kwargs: dict[str, str],
     *,
     allowed: tuple[str, ...],
+    check_version: Callable[[HttpRequest], None],
 ) -> HttpResponse:
+    renames: v03_rest.Renames = ()
+
+    def params() -> JSON:
+        nonlocal renames
+        built, renames = build(request, kwargs)
+        return built
+
     try:
         if request.method not in allowed:
-            error = MethodNotAllowedError(f"{request.method} is not allowed here")
-            error.allow = ", ".join(allowed)
-            raise error
-        negotiate(request.headers.get("A2A-Version") or request.GET.get("A2A-Version"))
-        activated = activate_extensions(request)
-        method: Method = V1_METHODS[method_name]
-        if method.streaming and not served_by_asgi(request):
-            raise UnsupportedOperationError(
-                "Streaming needs the site to be served by an ASGI server "
-                "(capabilities.streaming is false here)"
-            )
-        params = build(request, kwargs)
-        caller = auth.authenticate(request)
-        result = method(params, caller)
+            raise MethodNotAllowedError(request.method or "", allowed)
+        check_version(request)
+        try:
+            result, activated = http.invoke(request, method, params)
+        except InvalidParamsError as error:
+            if not renames:
+                raise
+            raise v03_rest.rename_fields(error, renames) from None
     except A2AError as error:
         return error_response(request, error)
     except Exception:
-        logger.exception("Unexpected error in REST route %s", method_name)
+        logger.exception("Unexpected error in REST route %s", request.path)
         return error_response(request, InternalError())
     if method.streaming:
-        response = StreamingHttpResponse(
-            sse.rest_frames(streams.launch(result)), content_type="text/event-stream"
-        )
-        response["Cache-Control"] = "no-cache"
-        response["X-Accel-Buffering"] = "no"
+        frames = sse.rest_frames(streams.launch(result), adapt=method.event_out)
+        response: HttpResponse = http.event_stream(frames)
     else:
         # DeleteTaskPushNotificationConfig returns Empty: {} over REST.
         response = _response(request, {} if result is None else result)
-    if activated:
-        response["A2A-Extensions"] = ", ".join(activated)
-    return response
+    return http.with_extensions(response, activated)
 
 
-def route(method_name: str, build: Route, *, allowed: tuple[str, ...]) -> Callable:
+def route(
+    method: Method,
+    build: Build,
+    *,
+    allowed: tuple[str, ...],
+    check_version: Callable[[HttpRequest], None] = _v1_version,
+) -> Callable:
+    """The view of one route: ``method`` called with the params ``build`` makes."""
+
     @csrf_exempt
     def view(request: HttpRequest, **kwargs: str) -> HttpResponse:
-        return _call(request, method_name, build, kwargs, allowed=allowed)
+        return _call(request, method, build, kwargs, allowed=allowed, check_version=check_version)
 
-    view.__name__ = f"rest_{method_name}"
     return view
+
+
+def _v1(name: str, build: Callable[[HttpRequest, dict[str, str]], JSON], **options: Any):
+    """A v1.0 route; its params need no renaming."""
+    return route(operations.V1[name], lambda r, k: (build(r, k), ()), **options)
 
 
 # --- how each route builds its params -----------------------------------------------------
 
 
 def _body(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
-    return _json_body(request)
+    return json_body(request)
 
 
 def _task_query(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
@@ -195,7 +184,7 @@ def _task_query(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
 
 
 def _cancel(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
-    return {**_json_body(request, optional=True), "id": kwargs["id"]}
+    return {**json_body(request, optional=True), "id": kwargs["id"]}
 
 
 def _subscribe(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
@@ -207,7 +196,7 @@ def _list(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
 
 
 def _push_create(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
-    return {**_json_body(request), "taskId": kwargs["task_id"]}
+    return {**json_body(request), "taskId": kwargs["task_id"]}
 
 
 def _push_one(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
@@ -222,19 +211,19 @@ def _empty(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
     return {}
 
 
-send_message = route("SendMessage", _body, allowed=("POST",))
-send_streaming_message = route("SendStreamingMessage", _body, allowed=("POST",))
-list_tasks = route("ListTasks", _list, allowed=("GET",))
-get_task = route("GetTask", _task_query, allowed=("GET",))
-cancel_task = route("CancelTask", _cancel, allowed=("POST",))
+send_message = _v1("SendMessage", _body, allowed=("POST",))
+send_streaming_message = _v1("SendStreamingMessage", _body, allowed=("POST",))
+list_tasks = _v1("ListTasks", _list, allowed=("GET",))
+get_task = _v1("GetTask", _task_query, allowed=("GET",))
+cancel_task = _v1("CancelTask", _cancel, allowed=("POST",))
 # The spec's text says POST, its proto says GET (spec reference A1): both are accepted.
-subscribe_to_task = route("SubscribeToTask", _subscribe, allowed=("GET", "POST"))
-_get_push_config = route("GetTaskPushNotificationConfig", _push_one, allowed=("GET",))
-_delete_push_config = route("DeleteTaskPushNotificationConfig", _push_one, allowed=("DELETE",))
-extended_agent_card = route("GetExtendedAgentCard", _empty, allowed=("GET",))
+subscribe_to_task = _v1("SubscribeToTask", _subscribe, allowed=("GET", "POST"))
+_get_push_config = _v1("GetTaskPushNotificationConfig", _push_one, allowed=("GET",))
+_delete_push_config = _v1("DeleteTaskPushNotificationConfig", _push_one, allowed=("DELETE",))
+extended_agent_card = _v1("GetExtendedAgentCard", _empty, allowed=("GET",))
 
-_create_push_config = route("CreateTaskPushNotificationConfig", _push_create, allowed=("POST",))
-_list_push_configs = route("ListTaskPushNotificationConfigs", _push_list, allowed=("GET",))
+_create_push_config = _v1("CreateTaskPushNotificationConfig", _push_create, allowed=("POST",))
+_list_push_configs = _v1("ListTaskPushNotificationConfigs", _push_list, allowed=("GET",))
 
 
 def by_method(**views: Callable) -> Callable:
@@ -245,9 +234,7 @@ def by_method(**views: Callable) -> Callable:
         chosen = views.get(request.method or "")
         if chosen is not None:
             return chosen(request, **kwargs)
-        error = MethodNotAllowedError(f"{request.method} is not allowed here")
-        error.allow = ", ".join(views)
-        return error_response(request, error)
+        return error_response(request, MethodNotAllowedError(request.method or "", list(views)))
 
     return view
 
@@ -257,8 +244,11 @@ push_configs = by_method(GET=_list_push_configs, POST=_create_push_config)
 push_config = by_method(GET=_get_push_config, DELETE=_delete_push_config)
 
 
+class RouteNotFoundError(MethodNotFoundError):
+    grpc_status = "NOT_FOUND"
+
+
 @csrf_exempt
 def not_found(request: HttpRequest, **kwargs: str) -> HttpResponse:
-    error = MethodNotFoundError(f"No A2A REST route {request.method} {request.path}")
-    error.grpc_status = "NOT_FOUND"
+    error = RouteNotFoundError(f"No A2A REST route {request.method} {request.path}")
     return error_response(request, error)

@@ -5,7 +5,7 @@ v0.3 REST clients append the v0.3 proto's HTTP paths (``/v1/message:send``, ``/v
 same ``/a2a/rest`` as v1.0's. Each route converts its body from the v0.3 proto's JSON
 (:mod:`a2a_app.protocol.v03_rest`) to the v1.0 request params, calls the same service as
 the v1.0 routes with version ``"0.3"`` (the tasks and push configs made here remember it)
-and converts the answer back. Errors have the REST shape of :mod:`a2a_app.rest`; field
+and converts the answer back. Errors have the REST shape of :mod:`a2a_app.bindings.rest`; field
 paths name the v0.3 fields. ``A2A-Version`` may be absent or 0.3 here; 1.0 clients have
 their own routes (VersionNotSupported). Streams are SSE whose data lines are bare v0.3
 ``StreamResponse`` objects, ``final`` true on the last status update.
@@ -13,118 +13,19 @@ their own routes (VersionNotSupported). Streams are SSE whose data lines are bar
 
 from __future__ import annotations
 
-import json
-import logging
-from collections.abc import AsyncIterator, Callable
-from functools import partial
+from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
-from django.views.decorators.csrf import csrf_exempt
+from django.http import HttpRequest
 
-from a2a_app.bindings import auth
-from a2a_app.bindings.card import served_by_asgi
-from a2a_app.bindings.http import activate_extensions
-from a2a_app.bindings.operations import Method
-from a2a_app.bindings.rest import (
-    MethodNotAllowedError,
-    _json_body,
-    _response,
-    by_method,
-    error_response,
-)
-from a2a_app.core import push_configs, sending, service, streams
+from a2a_app.bindings import operations, rest
+from a2a_app.bindings.rest import by_method, json_body
 from a2a_app.protocol import v03_rest
-from a2a_app.protocol.errors import (
-    A2AError,
-    InternalError,
-    InvalidParamsError,
-    UnsupportedOperationError,
-    VersionNotSupportedError,
-)
-from a2a_app.protocol.types import (
-    GetTaskRequest,
-    ListPushConfigsRequest,
-    PushConfigIdRequest,
-    PushNotificationConfig,
-    SendMessageRequest,
-    TaskIdRequest,
-)
+from a2a_app.protocol.errors import VersionNotSupportedError
 from a2a_app.protocol.versions import V0_3, negotiate
-
-logger = logging.getLogger("a2a_app")
 
 JSON = dict[str, Any]
 Renames = v03_rest.Renames
-
-
-def _extended_card(*args: Any) -> None:
-    raise UnsupportedOperationError("This agent has no authenticated extended card")
-
-
-METHODS: dict[str, Method] = {
-    "SendMessage": Method(
-        SendMessageRequest.from_wire,
-        partial(sending.send_message, version=V0_3),
-        version=V0_3,
-        adapt_result=v03_rest.send_response_to_v03,
-    ),
-    "SendStreamingMessage": Method(
-        SendMessageRequest.from_wire,
-        partial(streams.start_send, version=V0_3),
-        streaming=True,
-        version=V0_3,
-        adapt_event=lambda event, last: v03_rest.stream_response_to_v03(event, final=last),
-    ),
-    "GetTask": Method(
-        GetTaskRequest.from_wire,
-        service.get_task,
-        version=V0_3,
-        adapt_result=v03_rest.task_to_v03,
-    ),
-    "CancelTask": Method(
-        TaskIdRequest.from_wire,
-        service.cancel_task,
-        version=V0_3,
-        adapt_result=v03_rest.task_to_v03,
-    ),
-    "TaskSubscription": Method(
-        TaskIdRequest.from_wire,
-        streams.start_subscription,
-        streaming=True,
-        version=V0_3,
-        adapt_event=lambda event, last: v03_rest.stream_response_to_v03(event, final=last),
-    ),
-    "CreateTaskPushNotificationConfig": Method(
-        PushNotificationConfig.from_wire,
-        partial(push_configs.create_config, version=V0_3),
-        gate=push_configs.require_push,
-        version=V0_3,
-        adapt_result=v03_rest.push_config_to_v03,
-    ),
-    "GetTaskPushNotificationConfig": Method(
-        PushConfigIdRequest.from_wire,
-        push_configs.get_config,
-        gate=push_configs.require_push,
-        version=V0_3,
-        adapt_result=v03_rest.push_config_to_v03,
-    ),
-    "ListTaskPushNotificationConfig": Method(
-        ListPushConfigsRequest.from_wire,
-        push_configs.list_configs,
-        gate=push_configs.require_push,
-        version=V0_3,
-        adapt_result=v03_rest.push_list_to_v03,
-    ),
-    "DeleteTaskPushNotificationConfig": Method(
-        PushConfigIdRequest.from_wire,
-        push_configs.delete_config,
-        gate=push_configs.require_push,
-        version=V0_3,
-        adapt_result=lambda result: {},  # google.protobuf.Empty
-    ),
-    "GetAgentCard": Method(None, _extended_card, version=V0_3),
-}
 
 
 def _check_version(request: HttpRequest) -> None:
@@ -137,86 +38,17 @@ def _check_version(request: HttpRequest) -> None:
         )
 
 
-#: Builds the v1.0 params from the request, and names v0.3 fields in later errors.
-Build = Callable[[HttpRequest, dict[str, str]], tuple[JSON, Renames]]
-
-
-async def _frames(start: streams.StreamStart, adapt: Callable[[JSON, bool], Any]) -> AsyncIterator:
-    """SSE frames whose data is a bare v0.3 StreamResponse; an error mid-stream is the last
-    frame, a REST error body."""
-    try:
-        async for item, last in streams.events(start):
-            yield _frame(adapt(item, last)) if item else b": keep-alive\n\n"
-    except A2AError as error:
-        yield _frame(error.to_rest())
-    except Exception:
-        logger.exception("v0.3 REST stream of task %s failed", start.task_id)
-        yield _frame(InternalError("The stream failed; the task goes on").to_rest())
-
-
-def _frame(payload: JSON) -> bytes:
-    return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
-
-
-def _call(
-    request: HttpRequest,
-    method_name: str,
-    build: Build,
-    kwargs: dict[str, str],
-    *,
-    allowed: tuple[str, ...],
-) -> HttpResponse:
-    method = METHODS[method_name]
-    try:
-        if request.method not in allowed:
-            error = MethodNotAllowedError(f"{request.method} is not allowed here")
-            error.allow = ", ".join(allowed)
-            raise error
-        _check_version(request)
-        activated = activate_extensions(request)
-        if method.streaming and not served_by_asgi(request):
-            raise UnsupportedOperationError(
-                "Streaming needs the site to be served by an ASGI server "
-                "(capabilities.streaming is false here)"
-            )
-        params, renames = build(request, kwargs)
-        caller = auth.authenticate(request)
-        try:
-            result = method(params, caller)
-        except InvalidParamsError as error:
-            raise v03_rest.rename_fields(error, renames) from None
-    except A2AError as error:
-        return error_response(request, error)
-    except Exception:
-        logger.exception("Unexpected error in v0.3 REST route %s", method_name)
-        return error_response(request, InternalError())
-    if method.streaming:
-        response = StreamingHttpResponse(
-            _frames(streams.launch(result), method.adapt_event), content_type="text/event-stream"
-        )
-        response["Cache-Control"] = "no-cache"
-        response["X-Accel-Buffering"] = "no"
-    else:
-        response = _response(request, result)
-    if activated:
-        response["A2A-Extensions"] = ", ".join(activated)
-    return response
-
-
-def route(method_name: str, build: Build, *, allowed: tuple[str, ...]) -> Callable:
-    @csrf_exempt
-    def view(request: HttpRequest, **kwargs: str) -> HttpResponse:
-        return _call(request, method_name, build, kwargs, allowed=allowed)
-
-    view.__name__ = f"rest_v03_{method_name}"
-    return view
+def route(name: str, build: rest.Build, *, allowed: tuple[str, ...]) -> Callable:
+    return rest.route(
+        operations.V03_REST[name], build, allowed=allowed, check_version=_check_version
+    )
 
 
 # --- how each route builds its v1.0 params ------------------------------------------------------
 
 
 def _send(request: HttpRequest, kwargs: dict[str, str]) -> tuple[JSON, Renames]:
-    body = _json_body(request)
+    body = json_body(request)
     return v03_rest.send_request_from_v03(body), v03_rest.send_fields(body)
 
 
@@ -227,7 +59,7 @@ def _get_task(request: HttpRequest, kwargs: dict[str, str]) -> tuple[JSON, Renam
 
 def _cancel(request: HttpRequest, kwargs: dict[str, str]) -> tuple[JSON, Renames]:
     """The body (CancelTaskRequest) may hold the task's ``name``: the path's id wins."""
-    _json_body(request, optional=True)
+    json_body(request, optional=True)
     return {"id": kwargs["id"]}, ()
 
 
@@ -236,7 +68,7 @@ def _subscribe(request: HttpRequest, kwargs: dict[str, str]) -> tuple[JSON, Rena
 
 
 def _push_create(request: HttpRequest, kwargs: dict[str, str]) -> tuple[JSON, Renames]:
-    config, prefix = v03_rest.push_create_from_v03(_json_body(request), kwargs["task_id"])
+    config, prefix = v03_rest.push_create_from_v03(json_body(request), kwargs["task_id"])
     return config, v03_rest.push_fields(prefix)
 
 

@@ -21,38 +21,51 @@ logger = logging.getLogger("a2a_app.streams")
 JSON = dict[str, Any]
 
 
-async def jsonrpc_frames(
-    start: StreamStart, request_id: Any, *, adapt: Callable[[JSON, bool], Any] | None = None
+KEEP_ALIVE = b": keep-alive\n\n"
+
+#: One StreamResponse (and whether it is the last) → the JSON a frame carries.
+Encode = Callable[[JSON, bool], Any]
+
+
+async def frames(
+    start: StreamStart, event: Encode, error: Callable[[A2AError], JSON]
 ) -> AsyncIterator[bytes]:
-    """SSE frames whose data is a JSON-RPC response carrying one StreamResponse each
-    (``adapt`` converts each to another dialect's event, e.g. v0.3 with ``final``)."""
+    """SSE frames of one stream: ``event`` encodes each StreamResponse, ``error`` the
+    error that ends the stream early (an unexpected failure is an internal error)."""
     try:
         async for item, last in events(start):
-            if not item:
-                yield b": keep-alive\n\n"
-                continue
-            result = adapt(item, last) if adapt is not None else item
-            payload = {"jsonrpc": "2.0", "id": request_id, "result": result}
-            yield _frame(payload)
-    except A2AError as error:
-        yield _frame({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
+            yield _frame(event(item, last)) if item else KEEP_ALIVE
+    except A2AError as failure:
+        yield _frame(error(failure))
     except Exception:
         logger.exception("stream of task %s failed", start.task_id)
-        error = InternalError("The stream failed; the task goes on (use GetTask)")
-        yield _frame({"jsonrpc": "2.0", "id": request_id, "error": error.to_jsonrpc()})
+        yield _frame(error(InternalError("The stream failed; the task goes on (use GetTask)")))
+
+
+def jsonrpc_frames(
+    start: StreamStart, request_id: Any, *, adapt: Encode | None = None
+) -> AsyncIterator[bytes]:
+    """Frames whose data is a JSON-RPC response carrying one StreamResponse each
+    (``adapt`` converts each to another dialect's event, e.g. v0.3 with ``final``)."""
+
+    def event(item: JSON, last: bool) -> JSON:
+        result = adapt(item, last) if adapt is not None else item
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def error(failure: A2AError) -> JSON:
+        return {"jsonrpc": "2.0", "id": request_id, "error": failure.to_jsonrpc()}
+
+    return frames(start, event, error)
+
+
+def rest_frames(start: StreamStart, *, adapt: Encode | None = None) -> AsyncIterator[bytes]:
+    """Frames whose data is a bare StreamResponse (HTTP+JSON), or ``adapt``'s dialect."""
+    return frames(
+        start,
+        adapt if adapt is not None else lambda item, last: item,
+        lambda failure: failure.to_rest(),
+    )
 
 
 def _frame(payload: JSON) -> bytes:
     return b"data: " + json.dumps(payload, separators=(",", ":")).encode() + b"\n\n"
-
-
-async def rest_frames(start: StreamStart) -> AsyncIterator[bytes]:
-    """SSE frames whose data is a bare StreamResponse (the HTTP+JSON binding)."""
-    try:
-        async for item, _last in events(start):
-            yield _frame(item) if item else b": keep-alive\n\n"
-    except A2AError as error:
-        yield _frame(error.to_rest())
-    except Exception:
-        logger.exception("stream of task %s failed", start.task_id)
-        yield _frame(InternalError("The stream failed; the task goes on").to_rest())

@@ -40,11 +40,14 @@ class A2AError(Exception):
         *,
         metadata: dict[str, Any] | None = None,
         violations: list[FieldViolation] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.message = message or self.default_message
         # google.rpc.ErrorInfo.metadata is map<string, string>.
         self.metadata = {k: str(v) for k, v in (metadata or {}).items()}
         self.violations = list(violations or [])
+        #: HTTP headers that go with the error's response (WWW-Authenticate, Allow).
+        self.headers = dict(headers or {})
         super().__init__(self.message)
 
     def details(self) -> list[dict[str, Any]]:
