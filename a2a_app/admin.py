@@ -11,8 +11,8 @@ from django.http import HttpRequest
 from django.utils.html import format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from a2a_app.caller import Caller
 from a2a_app.core import service
-from a2a_app.core.caller import Caller
 from a2a_app.models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.errors import A2AError
 from a2a_app.protocol.types import TERMINAL_STATES, TaskIdRequest

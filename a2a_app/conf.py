@@ -18,24 +18,32 @@ SETTING_NAME = "A2A_APP"
 
 DEFAULTS: dict[str, Any] = {
     # --- the agent card -------------------------------------------------------------
+    # The agent's name in its card.
     "NAME": "Django A2A agent",
+    # What the agent does, for the people and agents reading its card.
     "DESCRIPTION": "An A2A agent served by a Django site.",
     # The agent's own version (not the protocol's).
     "VERSION": "1.0.0",
     # {"organization": "...", "url": "https://..."} or None.
     "PROVIDER": None,
+    # A URL of documentation for the agent, or None.
     "DOCUMENTATION_URL": None,
+    # A URL of the agent's icon, or None.
     "ICON_URL": None,
     # Absolute base URL for the interfaces in the card ("https://example.com"). None:
     # built from each request (scheme and host), which needs a correct ALLOWED_HOSTS
     # and, behind a proxy, SECURE_PROXY_SSL_HEADER.
     "PUBLIC_URL": None,
+    # Media types the skills accept; a skill may narrow them.
     "DEFAULT_INPUT_MODES": ["text/plain", "application/json"],
+    # Media types the skills produce; a skill may narrow them.
     "DEFAULT_OUTPUT_MODES": ["text/plain", "application/json"],
-    # Card fields passed through as v1.0 ProtoJSON.
+    # The card's securitySchemes, passed through as v1.0 ProtoJSON.
     "SECURITY_SCHEMES": {},
+    # The card's securityRequirements, passed through as v1.0 ProtoJSON.
     "SECURITY_REQUIREMENTS": [],
-    # AgentExtension objects ({"uri", "description", "required", "params"}).
+    # AgentExtension objects ({"uri", "description", "required", "params"}); a required
+    # one must be requested in the A2A-Extensions header.
     "EXTENSIONS": [],
     # Also describe the v0.3 interfaces and the v0.3 top-level fields (protocolVersion,
     # url, preferredTransport, additionalInterfaces...) so v0.3 clients discover us.
@@ -48,7 +56,7 @@ DEFAULTS: dict[str, Any] = {
     # --- requests -------------------------------------------------------------------------
     # DRF authentication classes that identify the caller; anonymous when none does.
     "AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
-    # Larger request bodies are refused before parsing.
+    # Larger request bodies are refused (HTTP 413) before parsing.
     "MAX_REQUEST_BYTES": 1024 * 1024,
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
     "ROUTER": "a2a_app.skills.routing.route_message",
@@ -62,27 +70,35 @@ DEFAULTS: dict[str, Any] = {
     # While a worker runs a task it holds a lease, renewed on every progress report; a
     # lease that runs out means the worker died: the sweep retries or fails the task.
     "WORKER_LEASE_SECONDS": 300,
+    # Runs of one turn of a task (a first one and retries after lost workers) before it
+    # is FAILED.
     "MAX_RUN_ATTEMPTS": 2,
     # A SUBMITTED task not picked up after this long is handed to the broker again.
     "RESUBMIT_AFTER_SECONDS": 60,
     # --- push notifications -----------------------------------------------------------
+    # Declare and serve push notifications (webhooks).
     "PUSH_NOTIFICATIONS": True,
+    # Seconds one webhook POST may take.
     "WEBHOOK_TIMEOUT": 10,
+    # Attempts of one delivery before it is given up (and delivery_failed is sent).
     "WEBHOOK_MAX_ATTEMPTS": 8,
+    # Exponential backoff between attempts, with full jitter: base and ceiling, seconds.
     "WEBHOOK_BACKOFF_SECONDS": 2,
     "WEBHOOK_BACKOFF_MAX_SECONDS": 600,
     # The class that POSTs webhooks; "a2a_app.push.senders.OutboxSender" records them (tests).
     "WEBHOOK_SENDER": "a2a_app.push.senders.RequestsSender",
     # http:// webhook URLs are refused unless this is true (None: allowed when DEBUG).
     "WEBHOOK_ALLOW_HTTP": None,
-    # Hosts and networks (CIDR strings) exempt from the SSRF guard.
+    # Host names exempt from the SSRF guard (exact names, whatever they resolve to).
     "WEBHOOK_ALLOWED_HOSTS": [],
+    # Networks (CIDR strings) whose addresses the SSRF guard lets through.
     "WEBHOOK_ALLOWED_NETWORKS": [],
     # Fernet keys, newest first, that encrypt webhook secrets; empty: derived from SECRET_KEY.
     "ENCRYPTION_KEYS": [],
     # --- streaming (SSE, under ASGI) ---------------------------------------------------
     # Redis URL for the pub/sub notifier that wakes streams; None: poll the database.
     "NOTIFIER_REDIS_URL": None,
+    # How often the database notifier polls for news of the streamed tasks.
     "STREAM_POLL_SECONDS": 0.2,
     # An SSE comment line is sent when a stream has been idle this long.
     "STREAM_KEEPALIVE_SECONDS": 15,

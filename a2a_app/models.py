@@ -15,8 +15,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from a2a_app.crypto import EncryptedTextField
 from a2a_app.protocol.types import TERMINAL_STATES, TaskState
-from a2a_app.push.crypto import EncryptedTextField
 
 
 class Skill(models.Model):

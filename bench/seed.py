@@ -16,7 +16,7 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from a2a_app.core.caller import ANONYMOUS_SCOPE
+from a2a_app.caller import ANONYMOUS_SCOPE
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 
 COMPLETED = "TASK_STATE_COMPLETED"

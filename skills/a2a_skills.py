@@ -13,8 +13,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from a2a_app.skills.context import Completed, InputRequired, Rejected, SkillContext, Working
-from a2a_app.skills.registry import skill
+from a2a_app import Completed, InputRequired, Rejected, SkillContext, Working, skill
 
 from . import booking, catering, replies
 from .booking import NoTableFree, Problem

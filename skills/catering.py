@@ -23,8 +23,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from a2a_app import api
-from a2a_app.exceptions import TaskClosed, TaskNotFound
+from a2a_app import TaskClosed, TaskNotFound, api
 
 from . import replies
 from .booking import BOOKING_HORIZON, Problem, local_start

@@ -25,8 +25,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from a2a_app import api, jobs
+from a2a_app.caller import Caller
 from a2a_app.core import dispatch, runner, service
-from a2a_app.core.caller import Caller
 from a2a_app.core.execution import SAFE_FAILURE_TEXT, build_context
 from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskEvent, TaskMessage

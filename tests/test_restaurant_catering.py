@@ -17,8 +17,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from a2a_app.caller import ANONYMOUS
 from a2a_app.core import runner
-from a2a_app.core.caller import ANONYMOUS
 from a2a_app.models import Skill
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
 from a2a_app.skills import catalogue as a2a_skills

@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from django.test import RequestFactory
 from django.utils import timezone
 
-from a2a_app.core.caller import ANONYMOUS
+from a2a_app.caller import ANONYMOUS
 from a2a_app.models import Skill
 from a2a_app.protocol.types import Message, Part, Role
 from a2a_app.skills import catalogue as a2a_skills

@@ -2,7 +2,7 @@
 
 Callers are identified by the DRF authentication classes named in
 ``A2A_APP["AUTHENTICATION_CLASSES"]``; nobody identified means anonymous
-(:data:`a2a_app.core.caller.ANONYMOUS`). Invalid credentials are an error.
+(:data:`a2a_app.caller.ANONYMOUS`). Invalid credentials are an error.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from django.http import HttpRequest
 from rest_framework import exceptions
 from rest_framework.request import Request
 
+from a2a_app.caller import ANONYMOUS, Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core.caller import ANONYMOUS, Caller
 from a2a_app.protocol.errors import AuthenticationRequiredError
 
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from a2a_app.caller import Caller
 from a2a_app.core import push_configs, sending, service, store, streams
-from a2a_app.core.caller import Caller
 from a2a_app.protocol import legacy, v03, v03_rest
 from a2a_app.protocol.errors import TaskNotFoundError, UnsupportedOperationError
 from a2a_app.protocol.types import (

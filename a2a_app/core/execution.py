@@ -28,7 +28,7 @@ from a2a_app.skills.context import (
 )
 
 if TYPE_CHECKING:
-    from a2a_app.core.caller import Caller
+    from a2a_app.caller import Caller
     from a2a_app.models import Task
     from a2a_app.skills.catalogue import SkillInfo
     from a2a_app.skills.context import TaskSink

@@ -13,9 +13,9 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
+from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.core import store
-from a2a_app.core.caller import Caller
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.models import Delivery, PushConfig, Task
 from a2a_app.protocol.errors import (

@@ -29,8 +29,8 @@ from typing import Any
 
 from django.utils import timezone
 
+from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core.caller import Caller
 from a2a_app.core.dispatch import enqueue_run_on_commit, get_dispatcher
 from a2a_app.core.execution import (
     Resolution,

@@ -21,9 +21,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.core import dispatch, push_configs, rows, runner, store
-from a2a_app.core.caller import Caller
 from a2a_app.core.execution import (
     Resolution,
     apply_resolution,

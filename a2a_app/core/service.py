@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from a2a_app.caller import Caller
 from a2a_app.core import store
-from a2a_app.core.caller import Caller
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.exceptions import TaskClosed
 from a2a_app.protocol.errors import TaskNotCancelableError, UnsupportedOperationError

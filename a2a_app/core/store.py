@@ -21,8 +21,8 @@ from django.db.models import F, QuerySet, Window
 from django.db.models.fields.tuple_lookups import Tuple, TupleLessThan
 from django.db.models.functions import RowNumber
 
+from a2a_app.caller import Caller
 from a2a_app.core import rows
-from a2a_app.core.caller import Caller
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.errors import InvalidParamsError, TaskNotFoundError
 from a2a_app.protocol.types import ListTasksRequest, format_timestamp

@@ -27,9 +27,9 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.db import connection, connections, transaction
 
+from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.core import dispatch, runner, sending, store
-from a2a_app.core.caller import Caller
 from a2a_app.core.execution import build_context, resolve_outcome, run_handler
 from a2a_app.core.notify import get_notifier, waiters
 from a2a_app.core.updates import TaskUpdate

@@ -42,7 +42,7 @@ _TASK_FIELDS = [
 
 
 if TYPE_CHECKING:
-    from a2a_app.core.caller import Caller
+    from a2a_app.caller import Caller
 
 
 class TaskUpdate:

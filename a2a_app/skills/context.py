@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
 
 if TYPE_CHECKING:
-    from a2a_app.core.caller import Caller
+    from a2a_app.caller import Caller
     from a2a_app.skills.catalogue import SkillInfo
 
 
