@@ -7,7 +7,7 @@ from typing import Any
 from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
-from a2a_app.conf import DEFAULTS, SETTING_NAME, a2a_settings
+from a2a_app.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, a2a_settings
 from a2a_app.core.dispatch import CeleryDispatcher
 from a2a_app.skills import registry
 
@@ -28,7 +28,7 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list:
                 id="a2a_app.E002",
             )
         )
-    for key in ("AUTHENTICATION_CLASSES", "ROUTER"):
+    for key in IMPORT_STRINGS:
         try:
             getattr(a2a_settings, key)
         except ImportError as exc:

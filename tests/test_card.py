@@ -402,10 +402,20 @@ class TestSystemChecks:
         with with_a2a_settings(COLOUR="blue"), pytest.raises(SystemCheckError, match="E002"):
             call_command("check", stdout=StringIO(), stderr=StringIO())
 
-    def test_bad_import_string_is_an_error(self):
-        with with_a2a_settings(ROUTER="no.such.module.route"):
+    @pytest.mark.parametrize(
+        ("key", "value"),
+        [
+            ("ROUTER", "no.such.module.route"),
+            # An import path from before the layout change names no module now.
+            ("WEBHOOK_SENDER", "a2a_app.webhooks.OutboxSender"),
+            ("DISPATCHER", "a2a_app.tasks.Dispatcher"),
+        ],
+    )
+    def test_bad_import_string_is_an_error(self, key, value):
+        with with_a2a_settings(**{key: value}):
             problems = checks.check_settings()
         assert [p.id for p in problems] == ["a2a_app.E003"]
+        assert f"{value!r} for setting A2A_APP[{key!r}]" in problems[0].msg
 
     def test_relative_public_url_is_an_error(self):
         with with_a2a_settings(PUBLIC_URL="agent.example.com"):
