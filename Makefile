@@ -37,17 +37,25 @@ run: $(VENV)/.run-deps
 	.venv-sdk03/bin/python -m pip install --quiet -r tests/sdk03/requirements.txt
 	touch $@
 
+# a2a_app's tests run against the test project (tests/project); the demo's (tests/demo)
+# against the demo site, in a run of their own.
+DEMO_TESTS := DJANGO_SETTINGS_MODULE=a2a_site.settings $(PY) -m pytest tests/demo
+
 ## Install the test tools and run the whole suite on SQLite, then again on PostgreSQL
 ## (where task writes take their one-statement path, see a2a_app/core/rows.py)
 test: $(VENV)/.dev-deps .venv-sdk03/.deps
 	$(PY) -m pytest
+	$(DEMO_TESTS)
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(PY) -m pytest
+	DATABASE_URL=$(TEST_POSTGRES_URL) $(DEMO_TESTS)
 
 test-sqlite: $(VENV)/.dev-deps
 	$(PY) -m pytest
+	$(DEMO_TESTS)
 
 test-postgres: $(VENV)/.dev-deps
 	DATABASE_URL=$(TEST_POSTGRES_URL) $(PY) -m pytest
+	DATABASE_URL=$(TEST_POSTGRES_URL) $(DEMO_TESTS)
 
 lint: $(VENV)/.dev-deps
 	$(PY) -m ruff check .

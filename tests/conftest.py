@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,10 @@ import pytest
 from django.db import connection
 from django.test import Client, override_settings
 
-from a2a_app.testing import RecordingDispatcher, record_dispatch, reset_caches
+from a2a_app.core import notify
+from a2a_app.push import senders
+from a2a_app.testing import RecordingDispatcher, installed_skill, record_dispatch, reset_caches
+from tests.support import SCENARIO_TIMEOUT, Later
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -47,6 +51,10 @@ def pytest_configure(config: pytest.Config) -> None:
         pytest.exit(f"PostgreSQL at {url} is not reachable; skipping this run ({exc})", 0)
 
 
+# a2a_app's tests run against tests/project; the demo's (tests/demo) against the demo site,
+# in a run of their own (make test: pytest tests/demo --ds a2a_site.settings).
+collect_ignore = [] if os.environ.get("DJANGO_SETTINGS_MODULE") == "a2a_site.settings" else ["demo"]
+
 LIVE_SERVER_FIXTURES = {"conformance_server_url", "start_web", "start_worker"}
 
 
@@ -71,6 +79,59 @@ def dispatched() -> Iterator[RecordingDispatcher]:
     """What would have gone to Celery (runs, webhook deliveries, stream wake-ups)."""
     with record_dispatch() as recorder:
         yield recorder
+
+
+@pytest.fixture
+def later() -> Iterator[Callable[..., Later]]:
+    """``later(fn, *args, delay=0.2, **kwargs)`` starts a thread; all are joined at teardown."""
+    started: list[Later] = []
+
+    def start(fn: Callable[..., Any], *args: Any, delay: float = 0.2, **kwargs: Any) -> Later:
+        thread = Later(fn, *args, delay=delay, **kwargs)
+        started.append(thread)
+        thread.start()
+        return thread
+
+    yield start
+    for thread in started:
+        thread.join(SCENARIO_TIMEOUT)
+
+
+@pytest.fixture
+def install() -> Iterator[Callable[..., str]]:
+    """``install(handler, key="job", background=False)``: a registered skill with its row."""
+    with ExitStack() as stack:
+
+        def install_skill(handler: Callable, key: str = "job", *, background: bool = False) -> str:
+            return stack.enter_context(installed_skill(handler, key, background=background))
+
+        yield install_skill
+
+
+@pytest.fixture
+def fast_streams(settings) -> Iterator[None]:
+    """Streams poll often; webhooks are recorded, not sent."""
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "STREAM_POLL_SECONDS": 0.05,
+        "STREAM_KEEPALIVE_SECONDS": 5,
+        "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
+    }
+    notify.reset()
+    senders.outbox.clear()
+    yield
+    notify.reset()
+    senders.outbox.clear()
+
+
+@pytest.fixture
+def no_dns(monkeypatch) -> None:
+    """Name resolution fails, as on a machine without DNS: no test reaches the network."""
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise OSError("tests must not resolve names")
+
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
 
 
 @pytest.fixture
@@ -148,6 +209,22 @@ def database_url() -> str:
     return f"postgres://{user}{password}@{host}/{db['NAME']}"
 
 
+def project_package() -> str:
+    """The package of the project under test: ``tests.project``, or ``a2a_site`` for the
+    demo's tests (its Celery app is ``celery -A <package>``)."""
+    from django.conf import settings
+
+    return settings.SETTINGS_MODULE.rpartition(".")[0]
+
+
+def asgi_application() -> str:
+    """``module:attribute`` of the project's ASGI application, for uvicorn."""
+    from django.conf import settings
+
+    module, _, attribute = settings.ASGI_APPLICATION.rpartition(".")
+    return f"{module}:{attribute}"
+
+
 def start_server(env_overrides: dict[str, str]) -> tuple[subprocess.Popen, str]:
     port = _free_port()
     env = {
@@ -162,7 +239,7 @@ def start_server(env_overrides: dict[str, str]) -> tuple[subprocess.Popen, str]:
             sys.executable,
             "-m",
             "uvicorn",
-            "a2a_site.asgi:application",
+            asgi_application(),
             "--host",
             "127.0.0.1",
             "--port",

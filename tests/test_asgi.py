@@ -309,7 +309,7 @@ def test_the_pool_keeps_a_bounded_number_of_idle_threads():
 
 @pytest.mark.django_db(transaction=True)
 def test_the_site_answers_a2a_through_it(settings):
-    from a2a_site.asgi import application
+    from tests.project.asgi import application
 
     async def card_and_send() -> tuple[dict[str, Any], dict[str, Any]]:
         card = await call(application, "/.well-known/agent-card.json")

@@ -1,7 +1,7 @@
 """System checks that need a project of their own: a site without a Celery app.
 
 Each runs ``manage.py check`` (``django-admin check``) on the minimal project in
-``tests/project`` in a subprocess, where no Celery app exists, as on a new site.
+``tests/newsite`` in a subprocess, where no Celery app exists, as on a new site.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def check(**env: str) -> subprocess.CompletedProcess:
         cwd=ROOT,
         env={
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "tests.project.settings",
+            "DJANGO_SETTINGS_MODULE": "tests.newsite.settings",
             "PYTHONPATH": str(ROOT),
             **env,
         },
@@ -43,7 +43,7 @@ def test_no_push_and_no_background_skill_needs_no_celery() -> None:
     assert "no issues" in result.stdout
 
 
-def test_the_demo_site_has_its_celery_app() -> None:
+def test_a_project_with_a_celery_app_passes() -> None:
     from a2a_app import checks
 
     assert checks.celery_app_configured()

@@ -28,11 +28,10 @@ from a2a_app.push import delivery, policy
 from a2a_app.push import senders as webhooks
 from a2a_app.push.senders import OutboxSender, WebhookResult
 from a2a_app.signals import delivery_failed
+from tests.support import error_info, error_of, new_task, send, violated_fields
 
 pytestmark = pytest.mark.django_db
 
-ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 HOOK = "https://hook.example.com/a2a"
 OTHER_HOOK = "https://other.example.com/a2a"
 PUBLIC_IP = "93.184.216.34"
@@ -132,48 +131,6 @@ class ScriptedSender:
         if status is None:
             return WebhookResult(None, "ConnectionError: connection refused (test)")
         return WebhookResult(status)
-
-
-def send(
-    rpc,
-    text: str = "hello",
-    *,
-    configuration: dict[str, Any] | None = None,
-    headers: dict[str, str] | None = None,
-    **fields: Any,
-) -> dict[str, Any]:
-    params: dict[str, Any] = {"message": user_message(text, **fields)}
-    if configuration is not None:
-        params["configuration"] = configuration
-    return rpc("SendMessage", params, headers=headers)
-
-
-def new_task(rpc, text: str = "hello", **kwargs: Any) -> dict[str, Any]:
-    body = send(rpc, text, **kwargs)
-    assert "result" in body, body
-    return body["result"]["task"]
-
-
-def error_of(body: dict[str, Any], code: int) -> dict[str, Any]:
-    assert "error" in body, body
-    assert "result" not in body
-    assert body["error"]["code"] == code, body["error"]
-    return body["error"]
-
-
-def error_info(error: dict[str, Any]) -> dict[str, Any]:
-    infos = [d for d in error.get("data", []) if d["@type"] == ERROR_INFO]
-    assert len(infos) == 1, error
-    return infos[0]
-
-
-def violated_fields(error: dict[str, Any]) -> list[str]:
-    return [
-        v["field"]
-        for d in error.get("data", [])
-        if d["@type"] == BAD_REQUEST
-        for v in d["fieldViolations"]
-    ]
 
 
 def basic(username: str, password: str) -> dict[str, str]:

@@ -13,29 +13,31 @@ import asyncio
 import base64
 import json
 import re
-import threading
-import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import AsyncClient, Client
 from django.urls import resolve
 
-from a2a_app.core import notify, runner
+from a2a_app.core import runner
 from a2a_app.models import Task
 from a2a_app.urls import rest_urlpatterns
 from tests.conftest import user_message
+from tests.support import (
+    ERROR_INFO,
+    SCENARIO_TIMEOUT,
+    error_info,
+    rest_error,
+    violated_fields,
+)
 
 pytestmark = pytest.mark.django_db
 
 JSON = dict[str, Any]
 REST = "/a2a/rest"
-ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 A2A_JSON = "application/a2a+json"
 HOOK = "http://127.0.0.1:9/hook"
 SUBMITTED, WORKING = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"
@@ -43,7 +45,6 @@ COMPLETED, CANCELED = "TASK_STATE_COMPLETED", "TASK_STATE_CANCELED"
 INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
 PAYLOADS = {"task", "message", "statusUpdate", "artifactUpdate"}
 FRAME_TIMEOUT = 5.0
-SCENARIO_TIMEOUT = 20.0
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -84,42 +85,6 @@ def new_task(client: Client, text: str = "hello", **kwargs: Any) -> JSON:
     body = ok(send(client, text, **kwargs))
     assert set(body) == {"task"}, body
     return body["task"]
-
-
-def rest_error(response: Any, status: int, grpc_status: str, reason: str | None = None) -> JSON:
-    """The REST error body (google.rpc.Status as JSON); ``reason`` of its ErrorInfo, if any."""
-    assert response.status_code == status, response.content
-    assert not response.streaming
-    assert response["Content-Type"] in ("application/json", A2A_JSON)
-    body = json.loads(response.content)
-    assert set(body) == {"error"}, body
-    error = body["error"]
-    assert set(error) == {"code", "status", "message", "details"}, error
-    assert error["code"] == status
-    assert error["status"] == grpc_status
-    assert isinstance(error["message"], str) and error["message"]
-    infos = [d for d in error["details"] if d["@type"] == ERROR_INFO]
-    if reason is None:
-        assert infos == [], error
-    else:
-        assert len(infos) == 1, error
-        assert infos[0]["reason"] == reason
-        assert infos[0]["domain"] == "a2a-protocol.org"
-    return error
-
-
-def error_info(error: JSON) -> JSON:
-    [info] = [d for d in error["details"] if d["@type"] == ERROR_INFO]
-    return info
-
-
-def violated_fields(error: JSON) -> list[str]:
-    return [
-        v["field"]
-        for d in error["details"]
-        if d["@type"] == BAD_REQUEST
-        for v in d["fieldViolations"]
-    ]
 
 
 def texts(message: JSON | None) -> list[str]:
@@ -647,6 +612,16 @@ class TestRoutes:
             ("get", "/tasks/t-1:cancel", "POST"),
             ("delete", "/tasks/t-1:subscribe", "GET, POST"),
             ("post", "/extendedAgentCard", "GET"),
+            # the v0.3 routes, under /v1
+            ("get", "/v1/message:send", "POST"),
+            ("put", "/v1/message:stream", "POST"),
+            ("post", "/v1/tasks/t-1", "GET"),
+            ("delete", "/v1/tasks/t-1", "GET"),
+            ("get", "/v1/tasks/t-1:cancel", "POST"),
+            ("delete", "/v1/tasks/t-1:subscribe", "GET, POST"),
+            ("put", "/v1/tasks/t-1/pushNotificationConfigs", "GET, POST"),
+            ("post", "/v1/tasks/t-1/pushNotificationConfigs/c", "GET, DELETE"),
+            ("post", "/v1/card", "GET"),
         ],
     )
     def test_wrong_method_is_405_with_allow(self, client, method, path, allow):
@@ -1016,45 +991,12 @@ def summary(events: list[JSON]) -> list[tuple[str, ...]]:
     return [item for i, item in enumerate(out) if i == 0 or out[i - 1] != item]
 
 
-class Later(threading.Thread):
-    """``fn(*args)`` in another thread after a delay: a worker running the task."""
-
-    def __init__(self, fn: Callable[..., Any], *args: Any, delay: float) -> None:
-        super().__init__(daemon=True)
-        self.fn, self.args, self.delay = fn, args, delay
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            time.sleep(self.delay)
-            self.result = self.fn(*self.args)
-        except BaseException as exc:  # re-raised by outcome()
-            self.error = exc
-        finally:
-            connection.close()
-
-    def outcome(self) -> Any:
-        self.join(SCENARIO_TIMEOUT)
-        assert not self.is_alive()
-        if self.error is not None:
-            raise self.error
-        return self.result
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("conformance_mode")
 class TestStreamsUnderAsgi:
     @pytest.fixture(autouse=True)
-    def fast_streams(self, settings, dispatched) -> Iterator[list[str]]:
-        settings.A2A_APP = {
-            **settings.A2A_APP,
-            "STREAM_POLL_SECONDS": 0.05,
-            "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
-        }
-        notify.reset()
-        yield dispatched.runs
-        notify.reset()
+    def _streams(self, fast_streams, dispatched) -> None:
+        """Streams poll often; background runs are recorded, run by the tests."""
 
     def submitted(self, text: str = "sleep 0") -> JSON:
         """A background task stored SUBMITTED; nobody runs it until the test says so."""
@@ -1104,16 +1046,15 @@ class TestStreamsUnderAsgi:
         assert summary(run(scenario())) == [("message", "Direct message response")]
 
     @pytest.mark.parametrize("method", ["get", "post"])
-    def test_subscribe_to_a_running_task(self, method, fast_streams):
+    def test_subscribe_to_a_running_task(self, method, dispatched, later):
         task = self.submitted()
-        assert fast_streams == [task["id"]]
+        assert dispatched.runs == [task["id"]]
 
         async def scenario():
             response = await getattr(AsyncClient(), method)(f"{REST}/tasks/{task['id']}:subscribe")
             stream = RestStream(response)
             first = await stream.event()
-            worker = Later(runner.execute, task["id"], delay=0.2)
-            worker.start()
+            worker = later(runner.execute, task["id"], delay=0.2)
             return first, await stream.rest(), worker
 
         first, rest, worker = run(scenario())

@@ -12,27 +12,23 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import AsyncClient, Client
 
-from a2a_app.core import notify, runner
+from a2a_app.core import runner
 from a2a_app.models import PushConfig, Task
 from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.v03 import DATA_WRAP_FLAG
+from tests.support import Later, rest_error, violated_fields
 
 JSON = dict[str, Any]
 V03 = "/a2a/rest/v1"
 V1 = "/a2a/rest"
-ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 HOOK = "http://127.0.0.1:9/hook"
 SUBMITTED, WORKING = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"
 COMPLETED, CANCELLED = "TASK_STATE_COMPLETED", "TASK_STATE_CANCELLED"
@@ -78,27 +74,6 @@ def new_task(client: Client, text: str = "hello", **kwargs: Any) -> JSON:
     body = ok(send(client, text, **kwargs))
     assert set(body) == {"task"}, body
     return body["task"]
-
-
-def rest_error(response: Any, status: int, grpc_status: str, reason: str | None = None) -> JSON:
-    assert response.status_code == status, response.content
-    assert not response.streaming
-    body = json.loads(response.content)
-    assert set(body) == {"error"}, body
-    error = body["error"]
-    assert (error["code"], error["status"]) == (status, grpc_status)
-    infos = [d for d in error["details"] if d["@type"] == ERROR_INFO]
-    assert [i["reason"] for i in infos] == ([] if reason is None else [reason]), error
-    return error
-
-
-def violated_fields(error: JSON) -> list[str]:
-    return [
-        v["field"]
-        for d in error["details"]
-        if d["@type"] == BAD_REQUEST
-        for v in d["fieldViolations"]
-    ]
 
 
 def texts(message: JSON | None) -> list[str]:
@@ -769,24 +744,7 @@ class TestRoutes:
         )
         assert "extended card" in error["message"]
 
-    @pytest.mark.parametrize(
-        ("method", "path", "allow"),
-        [
-            ("get", "/message:send", "POST"),
-            ("put", "/message:stream", "POST"),
-            ("post", "/tasks/t-1", "GET"),
-            ("delete", "/tasks/t-1", "GET"),
-            ("get", "/tasks/t-1:cancel", "POST"),
-            ("delete", "/tasks/t-1:subscribe", "GET, POST"),
-            ("put", "/tasks/t-1/pushNotificationConfigs", "GET, POST"),
-            ("post", "/tasks/t-1/pushNotificationConfigs/c", "GET, DELETE"),
-            ("post", "/card", "GET"),
-        ],
-    )
-    def test_wrong_method_is_405_with_allow(self, client, method, path, allow):
-        response = getattr(client, method)(V03 + path)
-        rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
-        assert response["Allow"] == allow
+    # A wrong HTTP method on a v0.3 route: in test_rest.py, beside the v1.0 routes.
 
     def test_unknown_v1_path_is_404(self, client):
         rest_error(client.get(f"{V03}/tasks"), 404, "NOT_FOUND")
@@ -912,45 +870,12 @@ def summary(events: list[JSON]) -> list[tuple[Any, ...]]:
     return [item for i, item in enumerate(out) if i == 0 or out[i - 1] != item]
 
 
-class Later(threading.Thread):
-    """``fn(*args)`` in another thread after a delay: a worker running the task."""
-
-    def __init__(self, fn: Callable[..., Any], *args: Any, delay: float) -> None:
-        super().__init__(daemon=True)
-        self.fn, self.args, self.delay = fn, args, delay
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            time.sleep(self.delay)
-            self.result = self.fn(*self.args)
-        except BaseException as exc:
-            self.error = exc
-        finally:
-            connection.close()
-
-    def outcome(self) -> Any:
-        self.join(TIMEOUT)
-        assert not self.is_alive()
-        if self.error is not None:
-            raise self.error
-        return self.result
-
-
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("conformance_mode")
 class TestStreamsUnderAsgi:
     @pytest.fixture(autouse=True)
-    def fast_streams(self, settings, dispatched) -> Iterator[list[str]]:
-        settings.A2A_APP = {
-            **settings.A2A_APP,
-            "STREAM_POLL_SECONDS": 0.05,
-            "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
-        }
-        notify.reset()
-        yield dispatched.runs
-        notify.reset()
+    def _streams(self, fast_streams, dispatched) -> None:
+        """Streams poll often; background runs are recorded, run by the tests."""
 
     def test_message_stream_events_are_bare_v03(self):
         async def scenario() -> list[JSON]:
@@ -990,16 +915,15 @@ class TestStreamsUnderAsgi:
         assert texts(event["message"]) == ["Direct message response"]
 
     @pytest.mark.parametrize("method", ["get", "post"])
-    def test_subscribe_to_a_running_task(self, method, fast_streams):
+    def test_subscribe_to_a_running_task(self, method, dispatched, later):
         task = new_task(Client(), "sleep 0", configuration={"blocking": False})
         assert task["status"]["state"] == SUBMITTED
-        assert fast_streams == [task["id"]]
+        assert dispatched.runs == [task["id"]]
 
         async def scenario() -> tuple[list[JSON], Later]:
             path = f"{V03}/tasks/{task['id']}:subscribe"
             response = await getattr(AsyncClient(), method)(path)
-            worker = Later(runner.execute, task["id"], delay=0.2)
-            worker.start()
+            worker = later(runner.execute, task["id"], delay=0.2)
             return await sse_events(response), worker
 
         events, worker = run(scenario())

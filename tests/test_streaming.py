@@ -18,22 +18,23 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import ExitStack
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import AsyncClient, Client
 
 from a2a_app import api
 from a2a_app.core import notify, runner
 from a2a_app.core.execution import SAFE_FAILURE_TEXT
-from a2a_app.models import Delivery, Skill, Task, TaskEvent
-from a2a_app.skills.registry import SkillSpec, registered
+from a2a_app.models import Delivery, Task, TaskEvent
 from tests.conftest import user_message
+from tests.support import SCENARIO_TIMEOUT
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("fast_streams", "no_dns"),
+]
 
 JSON = dict[str, Any]
 SUBMITTED, WORKING = "TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"
@@ -47,32 +48,9 @@ HOOK = "http://127.0.0.1:9/hook"
 FRAME_TIMEOUT = 5.0
 REAL_GETADDRINFO = socket.getaddrinfo
 REDIS_URL = "redis://127.0.0.1:6379/0"
-SCENARIO_TIMEOUT = 20.0
 
 
 # --- fixtures -------------------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def fast_streams(settings) -> Iterator[None]:
-    """Poll often; keep-alives only where a test asks for them."""
-    settings.A2A_APP = {
-        **settings.A2A_APP,
-        "STREAM_POLL_SECONDS": 0.05,
-        "STREAM_KEEPALIVE_SECONDS": 5,
-        "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
-    }
-    notify.reset()
-    yield
-    notify.reset()
-
-
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch) -> None:
-    def no_dns(*args: Any, **kwargs: Any) -> Any:
-        raise OSError("tests must not resolve names")
-
-    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
 
 
 @pytest.fixture(autouse=True)
@@ -90,69 +68,6 @@ def scheduled(dispatched) -> list[tuple[list[int], float]]:
 @pytest.fixture
 def aclient() -> AsyncClient:
     return AsyncClient()
-
-
-class Later(threading.Thread):
-    """``fn(*args)`` in another thread after ``delay`` seconds: a worker, or site code."""
-
-    def __init__(self, fn: Callable[..., Any], *args: Any, delay: float, **kwargs: Any) -> None:
-        super().__init__(daemon=True)
-        self.fn, self.args, self.kwargs, self.delay = fn, args, kwargs, delay
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            time.sleep(self.delay)
-            self.result = self.fn(*self.args, **self.kwargs)
-        except BaseException as exc:  # re-raised in the test by outcome()
-            self.error = exc
-        finally:
-            connection.close()
-
-    def outcome(self) -> Any:
-        self.join(SCENARIO_TIMEOUT)
-        assert not self.is_alive(), f"{self.fn.__name__} did not finish"
-        if self.error is not None:
-            raise self.error
-        return self.result
-
-
-@pytest.fixture
-def later() -> Iterator[Callable[..., Later]]:
-    """``later(fn, *args, delay=0.2, **kwargs)`` starts a thread; all are joined at teardown."""
-    started: list[Later] = []
-
-    def start(fn: Callable[..., Any], *args: Any, delay: float = 0.2, **kwargs: Any) -> Later:
-        thread = Later(fn, *args, delay=delay, **kwargs)
-        started.append(thread)
-        thread.start()
-        return thread
-
-    yield start
-    for thread in started:
-        thread.join(SCENARIO_TIMEOUT)
-
-
-@pytest.fixture
-def install() -> Iterator[Callable[..., str]]:
-    """``install(handler, key="job", background=False)``: a registered skill with its row."""
-    stack = ExitStack()
-
-    def install_skill(handler: Callable, key: str = "job", *, background: bool = False) -> str:
-        spec = SkillSpec(
-            key=key,
-            handler=handler,
-            name=key.replace("-", " ").title(),
-            description=f"The {key} skill",
-            background=background,
-        )
-        stack.enter_context(registered(spec))
-        Skill.objects.create(id=key, handler=key, name=spec.name, description=spec.description)
-        return key
-
-    with stack:
-        yield install_skill
 
 
 @pytest.fixture

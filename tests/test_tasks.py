@@ -20,61 +20,15 @@ from a2a_app.models import Skill, Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.types import format_timestamp
 from a2a_app.skills.registry import SkillSpec, registered
 from tests.conftest import user_message
+from tests.support import error_info, error_of, new_task, send, violated_fields
 
 pytestmark = pytest.mark.django_db
 
-ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 USER, AGENT = "ROLE_USER", "ROLE_AGENT"
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def send(
-    rpc,
-    text: str = "hello",
-    *,
-    configuration: dict[str, Any] | None = None,
-    metadata: dict[str, Any] | None = None,
-    headers: dict[str, str] | None = None,
-    **fields: Any,
-) -> dict[str, Any]:
-    params: dict[str, Any] = {"message": user_message(text, **fields)}
-    if configuration is not None:
-        params["configuration"] = configuration
-    if metadata is not None:
-        params["metadata"] = metadata
-    return rpc("SendMessage", params, headers=headers)
-
-
-def new_task(rpc, text: str = "hello", **kwargs: Any) -> dict[str, Any]:
-    body = send(rpc, text, **kwargs)
-    assert "result" in body, body
-    return body["result"]["task"]
-
-
-def error_of(body: dict[str, Any], code: int) -> dict[str, Any]:
-    assert "error" in body, body
-    assert "result" not in body
-    assert body["error"]["code"] == code, body["error"]
-    return body["error"]
-
-
-def error_info(error: dict[str, Any]) -> dict[str, Any]:
-    infos = [d for d in error.get("data", []) if d["@type"] == ERROR_INFO]
-    assert len(infos) == 1, error
-    return infos[0]
-
-
-def violated_fields(error: dict[str, Any]) -> list[str]:
-    return [
-        v["field"]
-        for d in error.get("data", [])
-        if d["@type"] == BAD_REQUEST
-        for v in d["fieldViolations"]
-    ]
 
 
 def roles(task: dict[str, Any]) -> list[str]:

@@ -16,31 +16,26 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import socket
-import threading
-import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from django.db import connection
 from django.test import AsyncClient, Client
 
-from a2a_app.core import notify, runner
+from a2a_app.core import runner
 from a2a_app.models import Delivery, PushConfig, Task
 from a2a_app.push import delivery
 from a2a_app.push import senders as webhooks
 from a2a_app.push.senders import WebhookResult
 from tests.conftest import user_message as v1_message
+from tests.support import SCENARIO_TIMEOUT, error_of, violated_fields
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_streams", "no_dns")]
 
 JSON = dict[str, Any]
 HOOK = "http://127.0.0.1:9/hook"
-BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
 FRAME_TIMEOUT = 5.0
-SCENARIO_TIMEOUT = 20.0
 V03_KINDS = {"task", "message", "status-update", "artifact-update"}
 V1_STATES = {"TASK_STATE_COMPLETED", "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_WORKING"}
 
@@ -60,29 +55,6 @@ V03_METHODS = (
 
 
 # --- fixtures -------------------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def _fast_streams(settings) -> Iterator[None]:
-    settings.A2A_APP = {
-        **settings.A2A_APP,
-        "STREAM_POLL_SECONDS": 0.05,
-        "STREAM_KEEPALIVE_SECONDS": 5,
-        "WEBHOOK_SENDER": "a2a_app.push.senders.OutboxSender",
-    }
-    notify.reset()
-    webhooks.outbox.clear()
-    yield
-    notify.reset()
-    webhooks.outbox.clear()
-
-
-@pytest.fixture(autouse=True)
-def _no_network(monkeypatch) -> None:
-    def no_dns(*args: Any, **kwargs: Any) -> Any:
-        raise OSError("tests must not resolve names")
-
-    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
 
 
 @pytest.fixture(autouse=True)
@@ -127,21 +99,6 @@ def result(body: JSON) -> Any:
 
 def send(rpc, text: str = "hello", configuration: JSON | None = None, **fields: Any) -> JSON:
     return result(rpc("message/send", send_params(text, configuration, **fields)))
-
-
-def error_of(body: JSON, code: int) -> JSON:
-    assert "result" not in body, body
-    assert body["error"]["code"] == code, body["error"]
-    return body["error"]
-
-
-def violated_fields(error: JSON) -> list[str]:
-    return [
-        v["field"]
-        for d in error.get("data", [])
-        if d.get("@type") == BAD_REQUEST
-        for v in d["fieldViolations"]
-    ]
 
 
 def texts(obj: JSON | None) -> list[str]:
@@ -279,47 +236,6 @@ def assert_event_ids(events: list[JSON], task_id: str, context_id: str) -> None:
         if event["kind"] in ("status-update", "artifact-update"):
             assert event["taskId"] == task_id, event
             assert event["contextId"] == context_id, event
-
-
-class Later(threading.Thread):
-    """``fn(*args)`` in another thread after ``delay`` seconds: a worker, in effect."""
-
-    def __init__(self, fn: Callable[..., Any], *args: Any, delay: float) -> None:
-        super().__init__(daemon=True)
-        self.fn, self.args, self.delay = fn, args, delay
-        self.result: Any = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            time.sleep(self.delay)
-            self.result = self.fn(*self.args)
-        except BaseException as exc:
-            self.error = exc
-        finally:
-            connection.close()
-
-    def outcome(self) -> Any:
-        self.join(SCENARIO_TIMEOUT)
-        assert not self.is_alive()
-        if self.error is not None:
-            raise self.error
-        return self.result
-
-
-@pytest.fixture
-def later() -> Iterator[Callable[..., Later]]:
-    started: list[Later] = []
-
-    def start(fn: Callable[..., Any], *args: Any, delay: float = 0.2) -> Later:
-        thread = Later(fn, *args, delay=delay)
-        started.append(thread)
-        thread.start()
-        return thread
-
-    yield start
-    for thread in started:
-        thread.join(SCENARIO_TIMEOUT)
 
 
 # --- message/send -------------------------------------------------------------------------

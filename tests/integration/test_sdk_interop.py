@@ -10,125 +10,43 @@ Each test is a plain synchronous pytest test that runs its scenario with
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import dataclasses
-import os
 import uuid
-from collections.abc import AsyncIterator, Coroutine
-from typing import Any
 
 import pytest
-
-pytestmark = pytest.mark.integration
-
-if os.environ.get("CI"):
-    # In CI a missing SDK is a broken environment, not a reason to skip.
-    import a2a  # noqa: F401
-else:
-    pytest.importorskip("a2a", reason="a2a-sdk (test-only dependency) is not installed")
-
-import httpx  # noqa: E402  (a2a-sdk dependency)
-from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory  # noqa: E402
-from a2a.types import (  # noqa: E402
-    AgentCard,
+from a2a.client import Client
+from a2a.types import (
     Artifact,
     CancelTaskRequest,
     GetTaskRequest,
     ListTasksRequest,
-    Message,
-    Part,
     Role,
-    SendMessageRequest,
-    StreamResponse,
     Task,
     TaskNotCancelableError,
     TaskNotFoundError,
     TaskState,
 )
-from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP  # noqa: E402
+from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP
 
-JSONRPC_PATH = "/a2a/jsonrpc"
-CARD_PATH = "/.well-known/agent-card.json"
+from tests.integration.sdk import (
+    CARD_PATH,
+    JSONRPC_PATH,
+    ask_then_answer,
+    run,
+    sdk_session,
+    send,
+    send_for_task,
+    state_name,
+    text_of,
+    user_message,
+)
 
+pytestmark = pytest.mark.integration
 
 # --------------------------------------------------------------------------- helpers
 
 
-def run(coro: Coroutine[Any, Any, Any]) -> Any:
-    return asyncio.run(coro)
-
-
-@dataclasses.dataclass
-class Session:
-    base_url: str
-    card: AgentCard
-    client: Client
-    sent: list[httpx.Request]  # every HTTP request the SDK issued, in order
-
-
-@contextlib.asynccontextmanager
-async def sdk_session(base_url: str, *, streaming: bool = False) -> AsyncIterator[Session]:
-    """Resolve the agent card with the SDK resolver and build a client from it.
-
-    ``streaming=False`` makes the SDK use the non-streaming SendMessage even though our
-    card (served by uvicorn) declares streaming; test_sdk_interop_streaming covers that.
-    """
-    base_url = base_url.rstrip("/")
-    sent: list[httpx.Request] = []
-
-    async def record(request: httpx.Request) -> None:
-        sent.append(request)
-
-    async with httpx.AsyncClient(timeout=30.0, event_hooks={"request": [record]}) as http:
-        factory = ClientFactory(ClientConfig(httpx_client=http, streaming=streaming))
-        card = await A2ACardResolver(http, base_url).get_agent_card()
-        client = factory.create(card)
-        try:
-            yield Session(base_url=base_url, card=card, client=client, sent=sent)
-        finally:
-            await client.close()  # shared httpx client is closed by the `async with`
-
-
-def user_message(
-    text: str,
-    *,
-    message_id: str | None = None,
-    task_id: str = "",
-    context_id: str = "",
-) -> Message:
-    return Message(
-        message_id=message_id or f"interop-{uuid.uuid4()}",
-        role=Role.ROLE_USER,
-        parts=[Part(text=text)],
-        task_id=task_id,
-        context_id=context_id,
-    )
-
-
-async def send(client: Client, message: Message) -> StreamResponse:
-    """Blocking SendMessage; the non-streaming SDK path yields exactly one event."""
-    events = [event async for event in client.send_message(SendMessageRequest(message=message))]
-    assert len(events) == 1, events
-    return events[0]
-
-
-async def send_for_task(client: Client, message: Message) -> Task:
-    event = await send(client, message)
-    assert event.WhichOneof("payload") == "task", event
-    return event.task
-
-
-def text_of(parts: Any) -> str:
-    return "".join(p.text for p in parts if p.WhichOneof("content") == "text")
-
-
 def echo_artifacts(task: Task) -> list[Artifact]:
     return [a for a in task.artifacts if a.name == "echo"]
-
-
-def state_name(task: Task) -> str:
-    return TaskState.Name(task.status.state)
 
 
 async def new_input_required_task(client: Client) -> Task:
@@ -234,22 +152,8 @@ def test_input_required_then_follow_up_completes_same_task(
 ) -> None:
     async def scenario() -> None:
         async with sdk_session(conformance_server_url) as s:
-            if trigger == "message_id":
-                first = user_message("start", message_id=f"tck-input-required-{uuid.uuid4()}")
-            else:
-                first = user_message(f"input please {uuid.uuid4()}")
-            task = await send_for_task(s.client, first)
-            assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED, state_name(task)
-            assert task.id and task.context_id
-
-            follow_text = f"here is more {uuid.uuid4()}"
-            second = user_message(follow_text, task_id=task.id, context_id=task.context_id)
-            done = await send_for_task(s.client, second)
-
-            assert done.id == task.id
-            assert done.context_id == task.context_id
-            assert done.status.state == TaskState.TASK_STATE_COMPLETED, state_name(done)
-            assert f"echo: {follow_text}" in [text_of(a.parts) for a in echo_artifacts(done)]
+            first, second, task = await ask_then_answer(s, trigger)
+            assert [a.name for a in task.artifacts] == ["echo"]
 
             fetched = await s.client.get_task(GetTaskRequest(id=task.id))
             assert fetched.status.state == TaskState.TASK_STATE_COMPLETED

@@ -10,98 +10,51 @@ Each test is a plain synchronous pytest test that runs its scenario with ``async
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import dataclasses
 import json
-import os
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable
 from typing import Any
 
 import pytest
-
-pytestmark = pytest.mark.integration
-
-if os.environ.get("CI"):
-    # In CI a missing SDK is a broken environment, not a reason to skip.
-    import a2a  # noqa: F401
-else:
-    pytest.importorskip("a2a", reason="a2a-sdk (test-only dependency) is not installed")
-
-import httpx  # noqa: E402  (a2a-sdk dependency)
-from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory  # noqa: E402
-from a2a.types import (  # noqa: E402
-    AgentCard,
+from a2a.client import Client
+from a2a.types import (
     AuthenticationInfo,
     DeleteTaskPushNotificationConfigRequest,
     GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
-    Message,
-    Part,
-    Role,
     SendMessageConfiguration,
-    SendMessageRequest,
     StreamResponse,
     Task,
     TaskNotFoundError,
     TaskPushNotificationConfig,
     TaskState,
 )
-from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP  # noqa: E402
-from google.protobuf import json_format  # noqa: E402  (a2a-sdk dependency)
+from a2a.utils.errors import JSON_RPC_ERROR_CODE_MAP
+from google.protobuf import json_format  # an a2a-sdk dependency
+
+from tests.integration.sdk import (
+    run,
+    sdk_session,
+    state_name,
+    text_of,
+    user_message,
+)
+from tests.integration.sdk import send_for_task as send_message_for_task
+
+pytestmark = pytest.mark.integration
+
+
+async def send_for_task(
+    client: Client, text: str, configuration: SendMessageConfiguration | None = None
+) -> Task:
+    return await send_message_for_task(client, user_message(text), configuration=configuration)
+
 
 ACTIVE = (TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING)
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def run(coro: Coroutine[Any, Any, Any]) -> Any:
-    return asyncio.run(coro)
-
-
-@dataclasses.dataclass
-class Session:
-    base_url: str
-    card: AgentCard
-    client: Client
-    sent: list[httpx.Request]  # every HTTP request the SDK issued, in order
-
-    def last_params(self, method: str = "SendMessage") -> dict[str, Any]:
-        rpc = json.loads(self.sent[-1].content)
-        assert rpc["method"] == method, rpc
-        return rpc["params"]
-
-
-@contextlib.asynccontextmanager
-async def sdk_session(base_url: str) -> AsyncIterator[Session]:
-    """Resolve the agent card with the SDK resolver and build a client from it."""
-    base_url = base_url.rstrip("/")
-    sent: list[httpx.Request] = []
-
-    async def record(request: httpx.Request) -> None:
-        sent.append(request)
-
-    async with httpx.AsyncClient(timeout=30.0, event_hooks={"request": [record]}) as http:
-        # streaming=False: these tests are about the non-streaming SendMessage, whatever
-        # the card says about streaming (the SDK picks SendStreamingMessage otherwise).
-        factory = ClientFactory(ClientConfig(httpx_client=http, streaming=False))
-        card = await A2ACardResolver(http, base_url).get_agent_card()
-        client = factory.create(card)
-        try:
-            yield Session(base_url=base_url, card=card, client=client, sent=sent)
-        finally:
-            await client.close()  # shared httpx client is closed by the `async with`
-
-
-def user_message(text: str) -> Message:
-    return Message(
-        message_id=f"interop-push-{uuid.uuid4()}",
-        role=Role.ROLE_USER,
-        parts=[Part(text=text)],
-    )
 
 
 def bearer_config(url: str, credentials: str, task_id: str = "") -> TaskPushNotificationConfig:
@@ -110,17 +63,6 @@ def bearer_config(url: str, credentials: str, task_id: str = "") -> TaskPushNoti
         url=url,
         authentication=AuthenticationInfo(scheme="Bearer", credentials=credentials),
     )
-
-
-async def send_for_task(
-    client: Client, text: str, configuration: SendMessageConfiguration | None = None
-) -> Task:
-    """Non-streaming SendMessage (our card says streaming=false): exactly one event."""
-    request = SendMessageRequest(message=user_message(text), configuration=configuration)
-    events = [event async for event in client.send_message(request)]
-    assert len(events) == 1, events
-    assert events[0].WhichOneof("payload") == "task", events[0]
-    return events[0].task
 
 
 async def poll_until(client: Client, task_id: str, states: set[int], timeout: float = 30) -> Task:
@@ -140,14 +82,6 @@ async def wait_received(receiver: Any, done: Callable[[list[Any]], bool], timeou
     while not done(list(receiver.received)) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     return list(receiver.received)
-
-
-def text_of(parts: Any) -> str:
-    return "".join(p.text for p in parts if p.WhichOneof("content") == "text")
-
-
-def state_name(task: Task) -> str:
-    return TaskState.Name(task.status.state)
 
 
 def kind(body: dict[str, Any]) -> tuple[str, str]:

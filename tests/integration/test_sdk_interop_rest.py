@@ -11,30 +11,13 @@ Each test is a plain synchronous pytest test that runs its scenario with ``async
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import dataclasses
 import json
-import os
 import uuid
-from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 import pytest
-
-pytestmark = pytest.mark.integration
-
-if os.environ.get("CI"):
-    # In CI a missing SDK is a broken environment, not a reason to skip.
-    import a2a  # noqa: F401
-else:
-    pytest.importorskip("a2a", reason="a2a-sdk (test-only dependency) is not installed")
-
-import httpx  # noqa: E402  (a2a-sdk dependency)
-from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory  # noqa: E402
-from a2a.client.transports.rest import RestTransport  # noqa: E402
-from a2a.types import (  # noqa: E402
-    AgentCard,
+from a2a.client.transports.rest import RestTransport
+from a2a.types import (
     AuthenticationInfo,
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -42,116 +25,41 @@ from a2a.types import (  # noqa: E402
     GetTaskRequest,
     ListTaskPushNotificationConfigsRequest,
     ListTasksRequest,
-    Message,
-    Part,
     Role,
     SendMessageConfiguration,
     SendMessageRequest,
     StreamResponse,
     SubscribeToTaskRequest,
-    Task,
     TaskNotCancelableError,
     TaskNotFoundError,
     TaskPushNotificationConfig,
     TaskState,
 )
-from a2a.utils.constants import TransportProtocol  # noqa: E402
 
-REST_PATH = "/a2a/rest"
-JSONRPC_PATH = "/a2a/jsonrpc"
-CARD_PATH = "/.well-known/agent-card.json"
+from tests.integration.sdk import (
+    JSONRPC_PATH,
+    ask_then_answer,
+    run,
+    send,
+    send_for_task,
+    state_name,
+    text_of,
+    user_message,
+)
+from tests.integration.sdk import sdk_session as any_sdk_session
+
+pytestmark = pytest.mark.integration
+
+
+def sdk_session(base_url: str, *, streaming: bool = False) -> Any:
+    """A session whose client speaks HTTP+JSON only."""
+    return any_sdk_session(base_url, streaming=streaming, rest=True)
+
+
 HOOK = "http://127.0.0.1:9/hook"  # conformance mode accepts loopback webhooks
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def run(coro: Coroutine[Any, Any, Any]) -> Any:
-    return asyncio.run(coro)
-
-
-@dataclasses.dataclass
-class Session:
-    base_url: str
-    card: AgentCard
-    client: Client
-    sent: list[httpx.Request]  # every HTTP request the SDK issued, in order
-
-    @property
-    def rest_url(self) -> str:
-        return self.base_url + REST_PATH
-
-    def calls(self) -> list[tuple[str, str]]:
-        """(method, path below the REST interface) of every A2A request, card fetch aside."""
-        out = []
-        for request in self.sent:
-            url = str(request.url)
-            if url == self.base_url + CARD_PATH:
-                continue
-            assert JSONRPC_PATH not in url, url
-            assert url.startswith(self.rest_url + "/"), url
-            assert request.headers.get("A2A-Version") == "1.0", request.headers
-            out.append((request.method, request.url.path.removeprefix(REST_PATH)))
-        return out
-
-
-@contextlib.asynccontextmanager
-async def sdk_session(base_url: str, *, streaming: bool = False) -> AsyncIterator[Session]:
-    """Resolve the card with the SDK resolver; build a client that only speaks HTTP+JSON."""
-    base_url = base_url.rstrip("/")
-    sent: list[httpx.Request] = []
-
-    async def record(request: httpx.Request) -> None:
-        sent.append(request)
-
-    async with httpx.AsyncClient(timeout=60.0, event_hooks={"request": [record]}) as http:
-        config = ClientConfig(
-            httpx_client=http,
-            streaming=streaming,
-            supported_protocol_bindings=[TransportProtocol.HTTP_JSON],
-        )
-        card = await A2ACardResolver(http, base_url).get_agent_card()
-        client = ClientFactory(config).create(card)
-        try:
-            yield Session(base_url=base_url, card=card, client=client, sent=sent)
-        finally:
-            await client.close()  # shared httpx client is closed by the `async with`
-
-
-def user_message(
-    text: str, *, message_id: str | None = None, task_id: str = "", context_id: str = ""
-) -> Message:
-    return Message(
-        message_id=message_id or f"interop-rest-{uuid.uuid4()}",
-        role=Role.ROLE_USER,
-        parts=[Part(text=text)],
-        task_id=task_id,
-        context_id=context_id,
-    )
-
-
-async def send(
-    client: Client, message: Message, configuration: SendMessageConfiguration | None = None
-) -> StreamResponse:
-    """Non-streaming SendMessage: the SDK yields exactly one event."""
-    request = SendMessageRequest(message=message, configuration=configuration)
-    events = [event async for event in client.send_message(request)]
-    assert len(events) == 1, events
-    return events[0]
-
-
-async def send_for_task(client: Client, message: Message, **kwargs: Any) -> Task:
-    event = await send(client, message, **kwargs)
-    assert event.WhichOneof("payload") == "task", event
-    return event.task
-
-
-def text_of(parts: Any) -> str:
-    return "".join(p.text for p in parts if p.WhichOneof("content") == "text")
-
-
-def state_name(task: Task) -> str:
-    return TaskState.Name(task.status.state)
 
 
 def describe(event: StreamResponse) -> str:
@@ -248,21 +156,7 @@ def test_input_required_then_follow_up_completes_same_task(
 ) -> None:
     async def scenario() -> None:
         async with sdk_session(conformance_server_url) as s:
-            if trigger == "message_id":
-                first = user_message("start", message_id=f"tck-input-required-{uuid.uuid4()}")
-            else:
-                first = user_message(f"input please {uuid.uuid4()}")
-            task = await send_for_task(s.client, first)
-            assert task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED, state_name(task)
-            assert task.status.message.role == Role.ROLE_AGENT
-
-            follow_text = f"here is more {uuid.uuid4()}"
-            second = user_message(follow_text, task_id=task.id, context_id=task.context_id)
-            done = await send_for_task(s.client, second)
-            assert done.id == task.id
-            assert done.context_id == task.context_id
-            assert done.status.state == TaskState.TASK_STATE_COMPLETED, state_name(done)
-            assert f"echo: {follow_text}" in [text_of(a.parts) for a in done.artifacts]
+            first, second, task = await ask_then_answer(s, trigger)
 
             fetched = await s.client.get_task(GetTaskRequest(id=task.id))
             user_ids = [m.message_id for m in fetched.history if m.role == Role.ROLE_USER]

@@ -8,21 +8,12 @@ SSE parsing and types.
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 
+import httpx
 import pytest
-
-pytestmark = pytest.mark.integration
-
-if os.environ.get("CI"):
-    import a2a  # noqa: F401  (in CI a missing SDK is a broken environment)
-else:
-    pytest.importorskip("a2a", reason="a2a-sdk (test-only dependency) is not installed")
-
-import httpx  # noqa: E402
-from a2a.client import A2ACardResolver, ClientConfig, ClientFactory  # noqa: E402
-from a2a.types import (  # noqa: E402
+from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.types import (
     Message,
     Part,
     Role,
@@ -31,6 +22,8 @@ from a2a.types import (  # noqa: E402
     SubscribeToTaskRequest,
     TaskState,
 )
+
+pytestmark = pytest.mark.integration
 
 
 def describe(event) -> str:

@@ -18,13 +18,10 @@ from django.db import connection, transaction
 from django.test import RequestFactory
 from django.utils import timezone
 
-from a2a_app.caller import ANONYMOUS
 from a2a_app.models import Skill
-from a2a_app.protocol.types import Message, Part, Role
 from a2a_app.skills import catalogue as a2a_skills
-from a2a_app.skills import registry
-from a2a_app.skills.catalogue import SkillInfo
-from a2a_app.skills.context import Completed, InputRequired, Rejected, SkillContext
+from a2a_app.skills.context import Completed, InputRequired, Rejected
+from a2a_app.testing import run_skill
 from skills import booking, views
 from skills.booking import NoTableFree
 from skills.models import MenuItem, OpeningHours, Reservation, Table
@@ -35,21 +32,8 @@ FIELDS = ["date", "time", "party_size", "name", "contact"]
 def call(
     skill_id: str, text: str = "", *, data: dict | None = None, state: dict | None = None
 ) -> Any:
-    """Run a skill handler on one user message; ``state`` is shared across turns."""
-    parts = [Part.text_part(text)] if text else []
-    if data is not None:
-        parts.append(Part.data_part(data))
-    spec = registry.get(skill_id)
-    ctx = SkillContext(
-        message=Message(message_id=str(uuid.uuid4()), role=Role.USER, parts=parts),
-        skill=SkillInfo.from_spec(spec),
-        caller=ANONYMOUS,
-        task_id="task-1",
-        context_id="ctx-1",
-        history=[],
-        state=state if state is not None else {},
-    )
-    return spec.handler(ctx)
+    """One turn of a skill on one user message; ``state`` is shared across turns."""
+    return run_skill(skill_id, text, data=data, state=state if state is not None else {})
 
 
 def artifact(outcome: Completed) -> tuple[str, Any]:

@@ -17,15 +17,15 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from a2a_app.caller import ANONYMOUS
 from a2a_app.core import runner
 from a2a_app.models import Skill
-from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
+from a2a_app.protocol.types import Message, Part, Role
 from a2a_app.skills import catalogue as a2a_skills
 from a2a_app.skills import registry
 from a2a_app.skills.catalogue import SkillInfo, get_catalogue
-from a2a_app.skills.context import InputRequired, Rejected, SkillContext, Working
+from a2a_app.skills.context import InputRequired, Rejected, Working
 from a2a_app.skills.routing import route_message
+from a2a_app.testing import SkillConversation
 from skills import catering
 from skills.models import CateringRequest
 
@@ -90,47 +90,9 @@ def test_check(fields: dict[str, Any], codes: list[str]) -> None:
 # --- the handler, called directly -------------------------------------------------------------
 
 
-class RecordingSink:
-    """Stands in for the worker's sink: records what the handler reports."""
-
-    def __init__(self) -> None:
-        self.statuses: list[tuple[TaskState, Message | None]] = []
-        self.artifacts: list[Artifact] = []
-
-    def status(self, state: TaskState, message: Message | None) -> None:
-        self.statuses.append((state, message))
-
-    def artifact(self, artifact: Artifact, *, append: bool, last_chunk: bool) -> None:
-        self.artifacts.append(artifact)
-
-    def is_canceled(self) -> bool:
-        return False
-
-
-class Conversation:
-    """One task: the same task id, state and sink over several turns."""
-
-    def __init__(self) -> None:
-        self.task_id = str(uuid.uuid4())
-        self.state: dict[str, Any] = {}
-        self.sink = RecordingSink()
-
-    def say(self, text: str = "", *, data: dict | None = None) -> Any:
-        parts = [Part.text_part(text)] if text else []
-        if data is not None:
-            parts.append(Part.data_part(data))
-        spec = registry.get("catering-request")
-        ctx = SkillContext(
-            message=Message(message_id=str(uuid.uuid4()), role=Role.USER, parts=parts),
-            skill=SkillInfo.from_spec(spec),
-            caller=ANONYMOUS,
-            task_id=self.task_id,
-            context_id="ctx-1",
-            history=[],
-            state=self.state,
-            sink=self.sink,
-        )
-        return spec.handler(ctx)
+def catering_task() -> SkillConversation:
+    """One task of the catering skill, over several turns."""
+    return SkillConversation("catering-request")
 
 
 def test_skill_is_registered_as_background() -> None:
@@ -141,7 +103,7 @@ def test_skill_is_registered_as_background() -> None:
 @pytest.mark.django_db
 def test_complete_request_is_stored_and_left_working() -> None:
     day = future()
-    talk = Conversation()
+    talk = catering_task()
     outcome = talk.say(f"Catering for 40 people on {day} at 12:00, contact events@acme.example")
     assert isinstance(outcome, Working)
     request = CateringRequest.objects.get()
@@ -163,7 +125,7 @@ def test_complete_request_is_stored_and_left_working() -> None:
 
 @pytest.mark.django_db
 def test_german_request_without_time() -> None:
-    outcome = Conversation().say(
+    outcome = catering_task().say(
         f"Wir möchten am {future():%d.%m.%Y} mit 25 Personen feiern, Kontakt: anna@example.com"
     )
     assert isinstance(outcome, Working)
@@ -174,7 +136,7 @@ def test_german_request_without_time() -> None:
 
 @pytest.mark.django_db
 def test_missing_fields_are_asked_for_over_turns() -> None:
-    talk = Conversation()
+    talk = catering_task()
     first = talk.say("We'd like catering for our company party")
     assert isinstance(first, InputRequired)
     assert first.missing == ["date", "guests", "contact"]
@@ -198,7 +160,7 @@ def test_missing_fields_are_asked_for_over_turns() -> None:
 
 @pytest.mark.django_db
 def test_data_part_and_bad_values_asked_again() -> None:
-    talk = Conversation()
+    talk = catering_task()
     asked = talk.say(data={"date": "2020-01-01", "guests": 30, "contact": "a@b.de"})
     assert asked.missing == ["date"]
     assert asked.question.startswith("That date is in the past.")
@@ -216,7 +178,7 @@ def test_data_part_and_bad_values_asked_again() -> None:
     ],
 )
 def test_groups_out_of_range_are_rejected(text: str, expected: str) -> None:
-    outcome = Conversation().say(text)
+    outcome = catering_task().say(text)
     assert isinstance(outcome, Rejected)
     assert expected in outcome.reason
     assert not CateringRequest.objects.exists()
@@ -225,7 +187,7 @@ def test_groups_out_of_range_are_rejected(text: str, expected: str) -> None:
 @pytest.mark.django_db
 def test_running_again_for_the_same_task_keeps_one_request() -> None:
     text = f"Catering for 40 people on {future()}, contact events@acme.example"
-    talk = Conversation()
+    talk = catering_task()
     first = talk.say(text)
     talk.state.clear()  # a worker that died before saving the state
     again = talk.say(text)

@@ -1,0 +1,116 @@
+"""Helpers shared by a2a_app's own tests (what sites may use is in ``a2a_app.testing``).
+
+``Later`` runs a function in another thread after a delay (a worker, or site code, acting
+while a stream is open); the JSON-RPC error readers take a response body apart.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.db import connection
+
+JSON = dict[str, Any]
+
+#: The longest a scenario (a stream, a thread) may take before its test fails.
+SCENARIO_TIMEOUT = 20.0
+ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
+BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+
+
+class Later(threading.Thread):
+    """``fn(*args, **kwargs)`` in another thread after ``delay`` seconds."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any, delay: float, **kwargs: Any) -> None:
+        super().__init__(daemon=True)
+        self.fn, self.args, self.kwargs, self.delay = fn, args, kwargs, delay
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            time.sleep(self.delay)
+            self.result = self.fn(*self.args, **self.kwargs)
+        except BaseException as exc:  # re-raised in the test by outcome()
+            self.error = exc
+        finally:
+            connection.close()
+
+    def outcome(self) -> Any:
+        """What ``fn`` returned (or raised), once it is done."""
+        self.join(SCENARIO_TIMEOUT)
+        assert not self.is_alive(), f"{self.fn.__name__} did not finish"
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+
+def error_of(body: JSON, code: int) -> JSON:
+    """The JSON-RPC error of a response body, asserted to have ``code``."""
+    assert "error" in body, body
+    assert "result" not in body
+    assert body["error"]["code"] == code, body["error"]
+    return body["error"]
+
+
+def error_info(error: JSON) -> JSON:
+    """The one ``google.rpc.ErrorInfo`` of an error (JSON-RPC ``data`` or REST ``details``)."""
+    infos = [d for d in error.get("data", error.get("details", [])) if d["@type"] == ERROR_INFO]
+    assert len(infos) == 1, error
+    return infos[0]
+
+
+def violated_fields(error: JSON) -> list[str]:
+    """The fields a ``google.rpc.BadRequest`` of the error names."""
+    return [
+        v["field"]
+        for d in error.get("data", error.get("details", []))
+        if d["@type"] == BAD_REQUEST
+        for v in d["fieldViolations"]
+    ]
+
+
+def rest_error(response: Any, status: int, grpc_status: str, reason: str | None = None) -> JSON:
+    """The HTTP+JSON error body (google.rpc.Status as JSON) of a response, checked whole;
+    ``reason`` is its ErrorInfo's (None: the error has no ErrorInfo)."""
+    assert response.status_code == status, response.content
+    assert not response.streaming
+    assert response["Content-Type"] in ("application/json", "application/a2a+json")
+    body = json.loads(response.content)
+    assert set(body) == {"error"}, body
+    error = body["error"]
+    assert set(error) == {"code", "status", "message", "details"}, error
+    assert (error["code"], error["status"]) == (status, grpc_status)
+    assert isinstance(error["message"], str) and error["message"]
+    infos = [d for d in error["details"] if d["@type"] == ERROR_INFO]
+    assert [i["reason"] for i in infos] == ([] if reason is None else [reason]), error
+    if infos:
+        assert infos[0]["domain"] == "a2a-protocol.org"
+    return error
+
+
+def send(
+    rpc: Callable[..., JSON],
+    text: str = "hello",
+    *,
+    configuration: JSON | None = None,
+    metadata: JSON | None = None,
+    headers: dict[str, str] | None = None,
+    **message: Any,
+) -> JSON:
+    """SendMessage through the ``rpc`` fixture: the whole JSON-RPC response body."""
+    from a2a_app.testing import A2AClient
+
+    params = A2AClient.send_params(text, None, configuration, metadata, message)
+    return rpc("SendMessage", params, headers=headers)
+
+
+def new_task(rpc: Callable[..., JSON], text: str = "hello", **kwargs: Any) -> JSON:
+    """SendMessage that must answer with a task: the task."""
+    body = send(rpc, text, **kwargs)
+    assert "result" in body, body
+    return body["result"]["task"]
