@@ -196,14 +196,23 @@ ERRORS = {
 }
 
 
-def _op(operation_id: str, summary: str, responses: JSON, **extra: Any) -> JSON:
-    return {
+def _op(
+    operation_id: str,
+    summary: str,
+    ok: JSON,
+    parameters: list[JSON] | tuple[JSON, ...] = (),
+    body: JSON | None = None,
+) -> JSON:
+    """One operation: its 200 answer, and the errors every operation may answer."""
+    operation: JSON = {
         "operationId": operation_id,
         "summary": summary,
-        "parameters": extra.pop("parameters", []),
-        "responses": {**responses, **ERRORS},
-        **extra,
+        "parameters": list(parameters),
+        "responses": {"200": ok, **ERRORS},
     }
+    if body is not None:
+        operation["requestBody"] = body
+    return operation
 
 
 def _path_param(name: str) -> JSON:
@@ -216,107 +225,67 @@ def _query(name: str, schema: JSON) -> JSON:
 
 def paths() -> JSON:
     """The REST routes, relative to the HTTP+JSON interface URL (``/a2a/rest``)."""
+    task, config, task_id = _path_param("id"), _path_param("id"), _path_param("taskId")
     history = _query("historyLength", {"type": "integer", "minimum": 0})
+    page_size = _query("pageSize", {"type": "integer", "minimum": 1, "maximum": 100})
+    page_token = _query("pageToken", {"type": "string"})
+    send, stream = _body("SendMessageRequest"), _sse("StreamResponse events")
+    subscribed = _sse("A Task snapshot, then StreamResponse events")
+    listing = [
+        _query("contextId", {"type": "string"}),
+        _query("status", {"type": "string", "enum": STATES}),
+        page_size,
+        page_token,
+        history,
+        _query("statusTimestampAfter", {"type": "string", "format": "date-time"}),
+        _query("includeArtifacts", {"type": "boolean"}),
+    ]
+    config_schema = _ok("TaskPushNotificationConfig")
+    deleted = {"description": "Deleted", "content": {"application/json": {}}}
     return {
         "/message:send": {
-            "post": _op(
-                "SendMessage",
-                "Send a message; returns a Task or a Message",
-                {"200": _ok("SendMessageResponse")},
-                requestBody=_body("SendMessageRequest"),
-            )
+            "post": _op("SendMessage", "Send a message; returns a Task or a Message",
+                        _ok("SendMessageResponse"), body=send),
         },
         "/message:stream": {
-            "post": _op(
-                "SendStreamingMessage",
-                "Send a message and stream the task's events (SSE; ASGI only)",
-                {"200": _sse("StreamResponse events")},
-                requestBody=_body("SendMessageRequest"),
-            )
+            "post": _op("SendStreamingMessage",
+                        "Send a message and stream the task's events (SSE; ASGI only)",
+                        stream, body=send),
         },
         "/tasks": {
-            "get": _op(
-                "ListTasks",
-                "List the caller's tasks, most recently updated first",
-                {"200": _ok("ListTasksResponse")},
-                parameters=[
-                    _query("contextId", {"type": "string"}),
-                    _query("status", {"type": "string", "enum": STATES}),
-                    _query("pageSize", {"type": "integer", "minimum": 1, "maximum": 100}),
-                    _query("pageToken", {"type": "string"}),
-                    history,
-                    _query("statusTimestampAfter", {"type": "string", "format": "date-time"}),
-                    _query("includeArtifacts", {"type": "boolean"}),
-                ],
-            )
+            "get": _op("ListTasks", "List the caller's tasks, most recently updated first",
+                       _ok("ListTasksResponse"), listing),
         },
-        "/tasks/{id}": {
-            "get": _op(
-                "GetTask",
-                "Get a task",
-                {"200": _ok("Task")},
-                parameters=[_path_param("id"), history],
-            )
-        },
+        "/tasks/{id}": {"get": _op("GetTask", "Get a task", _ok("Task"), [task, history])},
         "/tasks/{id}:cancel": {
-            "post": _op(
-                "CancelTask",
-                "Cancel a task",
-                {"200": _ok("Task")},
-                parameters=[_path_param("id")],
-                requestBody=_body("CancelTaskRequest", required=False),
-            )
+            "post": _op("CancelTask", "Cancel a task", _ok("Task"), [task],
+                        _body("CancelTaskRequest", required=False)),
         },
         "/tasks/{id}:subscribe": {
-            method: _op(
-                f"SubscribeToTask{method.title()}",
-                "Stream a running task's events (SSE; ASGI only)",
-                {"200": _sse("A Task snapshot, then StreamResponse events")},
-                parameters=[_path_param("id")],
-            )
+            method: _op(f"SubscribeToTask{method.title()}",
+                        "Stream a running task's events (SSE; ASGI only)", subscribed, [task])
             for method in ("get", "post")
         },
         "/tasks/{taskId}/pushNotificationConfigs": {
-            "post": _op(
-                "CreateTaskPushNotificationConfig",
-                "Register a webhook for a task",
-                {"200": _ok("TaskPushNotificationConfig")},
-                parameters=[_path_param("taskId")],
-                requestBody=_body("TaskPushNotificationConfig"),
-            ),
-            "get": _op(
-                "ListTaskPushNotificationConfigs",
-                "List a task's webhooks (secrets left out)",
-                {"200": _ok("ListTaskPushNotificationConfigsResponse")},
-                parameters=[
-                    _path_param("taskId"),
-                    _query("pageSize", {"type": "integer", "minimum": 1, "maximum": 100}),
-                    _query("pageToken", {"type": "string"}),
-                ],
-            ),
+            "post": _op("CreateTaskPushNotificationConfig", "Register a webhook for a task",
+                        config_schema, [task_id], _body("TaskPushNotificationConfig")),
+            "get": _op("ListTaskPushNotificationConfigs",
+                       "List a task's webhooks (secrets left out)",
+                       _ok("ListTaskPushNotificationConfigsResponse"),
+                       [task_id, page_size, page_token]),
         },
         "/tasks/{taskId}/pushNotificationConfigs/{id}": {
-            "get": _op(
-                "GetTaskPushNotificationConfig",
-                "Get a webhook (secrets left out)",
-                {"200": _ok("TaskPushNotificationConfig")},
-                parameters=[_path_param("taskId"), _path_param("id")],
-            ),
-            "delete": _op(
-                "DeleteTaskPushNotificationConfig",
-                "Delete a webhook (idempotent)",
-                {"200": {"description": "Deleted", "content": {"application/json": {}}}},
-                parameters=[_path_param("taskId"), _path_param("id")],
-            ),
+            "get": _op("GetTaskPushNotificationConfig", "Get a webhook (secrets left out)",
+                       config_schema, [task_id, config]),
+            "delete": _op("DeleteTaskPushNotificationConfig", "Delete a webhook (idempotent)",
+                          deleted, [task_id, config]),
         },
         "/extendedAgentCard": {
-            "get": _op(
-                "GetExtendedAgentCard",
-                "The extended agent card (not offered by this agent)",
-                {"200": {"description": "AgentCard"}},
-            )
+            "get": _op("GetExtendedAgentCard",
+                       "The extended agent card (not offered by this agent)",
+                       {"description": "AgentCard"}),
         },
-    }
+    }  # fmt: skip
 
 
 def document(server_url: str) -> JSON:

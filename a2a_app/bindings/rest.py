@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
+from django.urls import URLPattern, re_path
 from django.views.decorators.csrf import csrf_exempt
 
 from a2a_app.bindings import http, operations, sse
@@ -117,7 +118,6 @@ def _call(
     build: Build,
     kwargs: dict[str, str],
     *,
-    allowed: tuple[str, ...],
     check_version: Callable[[HttpRequest], None],
 ) -> HttpResponse:
     renames: v03_rest.Renames = ()
@@ -128,8 +128,6 @@ def _call(
         return built
 
     try:
-        if request.method not in allowed:
-            raise MethodNotAllowedError(request.method or "", allowed)
         check_version(request)
         try:
             result, activated = http.invoke(request, method, params)
@@ -151,25 +149,48 @@ def _call(
     return http.with_extensions(response, activated)
 
 
-def route(
-    method: Method,
-    build: Build,
-    *,
-    allowed: tuple[str, ...],
+#: One route: its path below the interface (a regex), its URL name (None: unnamed), and
+#: per HTTP method the operation (a Method) and how its params are built.
+Route = tuple[str, str | None, dict[str, tuple[Method, Build]]]
+
+# Path parameters: a task id (no "/" or ":"), and a push config id.
+TASK = r"(?P<id>[^/:]+)"
+TASK_ID = r"(?P<task_id>[^/:]+)"
+CONFIG = r"(?P<id>[^/]+)"
+
+
+def view(
+    methods: dict[str, tuple[Method, Build]],
     check_version: Callable[[HttpRequest], None] = _v1_version,
 ) -> Callable:
-    """The view of one route: ``method`` called with the params ``build`` makes."""
+    """The view of one route: each HTTP method its operation; others get 405 with Allow."""
 
     @csrf_exempt
-    def view(request: HttpRequest, **kwargs: str) -> HttpResponse:
-        return _call(request, method, build, kwargs, allowed=allowed, check_version=check_version)
+    def serve(request: HttpRequest, **kwargs: str) -> HttpResponse:
+        chosen = methods.get(request.method or "")
+        if chosen is None:
+            return error_response(
+                request, MethodNotAllowedError(request.method or "", list(methods))
+            )
+        method, build = chosen
+        return _call(request, method, build, kwargs, check_version=check_version)
 
-    return view
+    return serve
 
 
-def _v1(name: str, build: Callable[[HttpRequest, dict[str, str]], JSON], **options: Any):
-    """A v1.0 route; its params need no renaming."""
-    return route(operations.V1[name], lambda r, k: (build(r, k), ()), **options)
+def patterns(
+    prefix: str, routes: list[Route], check_version: Callable[[HttpRequest], None] = _v1_version
+) -> list[URLPattern]:
+    """The URL patterns of ``routes`` under ``prefix`` (``a2a/rest/``)."""
+    return [
+        re_path(rf"^{prefix}{path}$", view(methods, check_version), name=name)
+        for path, name, methods in routes
+    ]
+
+
+def _v1(name: str, build: Callable[[HttpRequest, dict[str, str]], JSON]) -> tuple[Method, Build]:
+    """A v1.0 operation whose params need no renaming."""
+    return operations.V1[name], lambda request, kwargs: (build(request, kwargs), ())
 
 
 # --- how each route builds its params -----------------------------------------------------
@@ -211,37 +232,36 @@ def _empty(request: HttpRequest, kwargs: dict[str, str]) -> JSON:
     return {}
 
 
-send_message = _v1("SendMessage", _body, allowed=("POST",))
-send_streaming_message = _v1("SendStreamingMessage", _body, allowed=("POST",))
-list_tasks = _v1("ListTasks", _list, allowed=("GET",))
-get_task = _v1("GetTask", _task_query, allowed=("GET",))
-cancel_task = _v1("CancelTask", _cancel, allowed=("POST",))
-# The spec's text says POST, its proto says GET (spec reference A1): both are accepted.
-subscribe_to_task = _v1("SubscribeToTask", _subscribe, allowed=("GET", "POST"))
-_get_push_config = _v1("GetTaskPushNotificationConfig", _push_one, allowed=("GET",))
-_delete_push_config = _v1("DeleteTaskPushNotificationConfig", _push_one, allowed=("DELETE",))
-extended_agent_card = _v1("GetExtendedAgentCard", _empty, allowed=("GET",))
-
-_create_push_config = _v1("CreateTaskPushNotificationConfig", _push_create, allowed=("POST",))
-_list_push_configs = _v1("ListTaskPushNotificationConfigs", _push_list, allowed=("GET",))
-
-
-def by_method(**views: Callable) -> Callable:
-    """One URL, a view per HTTP method (``GET=…, POST=…``); others get 405 with Allow."""
-
-    @csrf_exempt
-    def view(request: HttpRequest, **kwargs: str) -> HttpResponse:
-        chosen = views.get(request.method or "")
-        if chosen is not None:
-            return chosen(request, **kwargs)
-        return error_response(request, MethodNotAllowedError(request.method or "", list(views)))
-
-    return view
-
-
-#: ``/tasks/{taskId}/pushNotificationConfigs`` and ``…/{id}``.
-push_configs = by_method(GET=_list_push_configs, POST=_create_push_config)
-push_config = by_method(GET=_get_push_config, DELETE=_delete_push_config)
+ROUTES: list[Route] = [
+    ("message:send", "rest-send", {"POST": _v1("SendMessage", _body)}),
+    ("message:stream", "rest-stream", {"POST": _v1("SendStreamingMessage", _body)}),
+    ("tasks", "rest-tasks", {"GET": _v1("ListTasks", _list)}),
+    (rf"tasks/{TASK}:cancel", "rest-cancel", {"POST": _v1("CancelTask", _cancel)}),
+    # The spec's text says POST, its proto says GET (spec reference A1): both are accepted.
+    (
+        rf"tasks/{TASK}:subscribe",
+        "rest-subscribe",
+        {"GET": _v1("SubscribeToTask", _subscribe), "POST": _v1("SubscribeToTask", _subscribe)},
+    ),
+    (rf"tasks/{TASK}", "rest-task", {"GET": _v1("GetTask", _task_query)}),
+    (
+        rf"tasks/{TASK_ID}/pushNotificationConfigs",
+        "rest-push-configs",
+        {
+            "GET": _v1("ListTaskPushNotificationConfigs", _push_list),
+            "POST": _v1("CreateTaskPushNotificationConfig", _push_create),
+        },
+    ),
+    (
+        rf"tasks/{TASK_ID}/pushNotificationConfigs/{CONFIG}",
+        "rest-push-config",
+        {
+            "GET": _v1("GetTaskPushNotificationConfig", _push_one),
+            "DELETE": _v1("DeleteTaskPushNotificationConfig", _push_one),
+        },
+    ),
+    ("extendedAgentCard", "rest-extended-card", {"GET": _v1("GetExtendedAgentCard", _empty)}),
+]
 
 
 class RouteNotFoundError(MethodNotFoundError):

@@ -13,13 +13,12 @@ their own routes (VersionNotSupported). Streams are SSE whose data lines are bar
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest
 
 from a2a_app.bindings import operations, rest
-from a2a_app.bindings.rest import by_method, json_body
+from a2a_app.bindings.rest import json_body
 from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import VersionNotSupportedError
 from a2a_app.protocol.versions import V0_3, negotiate
@@ -36,12 +35,6 @@ def _check_version(request: HttpRequest) -> None:
             "(/v1/…); v1.0 clients use the interface's routes without /v1",
             metadata={"requestedVersion": value.strip(), "supportedVersions": V0_3},
         )
-
-
-def route(name: str, build: rest.Build, *, allowed: tuple[str, ...]) -> Callable:
-    return rest.route(
-        operations.V03_REST[name], build, allowed=allowed, check_version=_check_version
-    )
 
 
 # --- how each route builds its v1.0 params ------------------------------------------------------
@@ -85,20 +78,44 @@ def _empty(request: HttpRequest, kwargs: dict[str, str]) -> tuple[JSON, Renames]
     return {}, ()
 
 
-send_message = route("SendMessage", _send, allowed=("POST",))
-send_streaming_message = route("SendStreamingMessage", _send, allowed=("POST",))
-get_task = route("GetTask", _get_task, allowed=("GET",))
-cancel_task = route("CancelTask", _cancel, allowed=("POST",))
-# The v0.3 proto says GET, the v0.3 spec's text POST: both are accepted.
-subscribe_to_task = route("TaskSubscription", _subscribe, allowed=("GET", "POST"))
-agent_card = route("GetAgentCard", _empty, allowed=("GET",))
-
-_create_push_config = route("CreateTaskPushNotificationConfig", _push_create, allowed=("POST",))
-_list_push_configs = route("ListTaskPushNotificationConfig", _push_list, allowed=("GET",))
-_get_push_config = route("GetTaskPushNotificationConfig", _push_one, allowed=("GET",))
-_delete_push_config = route("DeleteTaskPushNotificationConfig", _push_one, allowed=("DELETE",))
+def _v03(name: str, build: rest.Build) -> tuple[operations.Method, rest.Build]:
+    return operations.V03_REST[name], build
 
 
-#: ``/v1/tasks/{id}/pushNotificationConfigs`` and ``…/{cfg}``.
-push_configs = by_method(GET=_list_push_configs, POST=_create_push_config)
-push_config = by_method(GET=_get_push_config, DELETE=_delete_push_config)
+TASK, TASK_ID, CONFIG = rest.TASK, rest.TASK_ID, rest.CONFIG
+
+#: The v0.3 proto's HTTP paths, under ``v1/`` of the same interface URL; unnamed, so that
+#: the named routes stay the v1.0 ones the OpenAPI document lists.
+ROUTES: list[rest.Route] = [
+    ("v1/message:send", None, {"POST": _v03("SendMessage", _send)}),
+    ("v1/message:stream", None, {"POST": _v03("SendStreamingMessage", _send)}),
+    (rf"v1/tasks/{TASK}:cancel", None, {"POST": _v03("CancelTask", _cancel)}),
+    # The v0.3 proto says GET, the v0.3 spec's text POST: both are accepted.
+    (
+        rf"v1/tasks/{TASK}:subscribe",
+        None,
+        {"GET": _v03("TaskSubscription", _subscribe), "POST": _v03("TaskSubscription", _subscribe)},
+    ),
+    (rf"v1/tasks/{TASK}", None, {"GET": _v03("GetTask", _get_task)}),
+    (
+        rf"v1/tasks/{TASK_ID}/pushNotificationConfigs",
+        None,
+        {
+            "GET": _v03("ListTaskPushNotificationConfig", _push_list),
+            "POST": _v03("CreateTaskPushNotificationConfig", _push_create),
+        },
+    ),
+    (
+        rf"v1/tasks/{TASK_ID}/pushNotificationConfigs/{CONFIG}",
+        None,
+        {
+            "GET": _v03("GetTaskPushNotificationConfig", _push_one),
+            "DELETE": _v03("DeleteTaskPushNotificationConfig", _push_one),
+        },
+    ),
+    ("v1/card", None, {"GET": _v03("GetAgentCard", _empty)}),
+]
+
+
+def patterns(prefix: str) -> list:
+    return rest.patterns(prefix, ROUTES, check_version=_check_version)

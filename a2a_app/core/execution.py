@@ -10,22 +10,12 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
-from a2a_app.skills.context import (
-    Completed,
-    Failed,
-    InputRequired,
-    Outcome,
-    Rejected,
-    Reply,
-    SkillContext,
-    TaskCanceled,
-    Working,
-    agent_message,
-)
+from a2a_app.skills import context as outcomes
+from a2a_app.skills.context import SkillContext, agent_message
 
 if TYPE_CHECKING:
     from a2a_app.caller import Caller
@@ -35,6 +25,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("a2a_app.calls")
 
+OUTCOME_TYPES = get_args(outcomes.Outcome)
 SAFE_FAILURE_TEXT = "The skill failed unexpectedly. The site has logged the error."
 
 
@@ -78,10 +69,10 @@ def build_context(
     )
 
 
-def run_handler(ctx: SkillContext) -> Outcome | None:
-    """Call the skill's handler; an exception (or a bad return value) becomes Failed.
+def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
+    """Call the skill's handler; an exception (or a bad return value) becomes outcomes.Failed.
 
-    The Failed of an exception has ``crashed`` set: inline, the caller then rolls back
+    The outcomes.Failed of an exception has ``crashed`` set: inline, the caller then rolls back
     the whole operation (the handler's own writes included) and records the failure in a
     new transaction, so no savepoint is paid on every call. In a worker there is no
     surrounding transaction (progress must commit as it happens), so the handler owns its
@@ -90,18 +81,20 @@ def run_handler(ctx: SkillContext) -> Outcome | None:
     spec = ctx.skill.spec
     started = time.perf_counter()
     if spec is None:
-        outcome: Outcome | None = Failed(f"Skill {ctx.skill.id!r} has no handler on this site.")
+        outcome: outcomes.Outcome | None = outcomes.Failed(
+            f"Skill {ctx.skill.id!r} has no handler on this site."
+        )
         logger.error("skill=%s handler=%s missing", ctx.skill.id, ctx.skill.handler_key)
     else:
         try:
             outcome = _coerce(spec.handler(ctx), ctx)
-        except TaskCanceled:
+        except outcomes.TaskCanceled:
             outcome = None
         except Exception:
             logger.exception(
                 "skill=%s task=%s context=%s raised", ctx.skill.id, ctx.task_id, ctx.context_id
             )
-            outcome = Failed(SAFE_FAILURE_TEXT, crashed=True)
+            outcome = outcomes.Failed(SAFE_FAILURE_TEXT, crashed=True)
     logger.info(
         "skill=%s task=%s context=%s outcome=%s ms=%.1f",
         ctx.skill.id,
@@ -113,24 +106,24 @@ def run_handler(ctx: SkillContext) -> Outcome | None:
     return outcome
 
 
-def _coerce(result: object, ctx: SkillContext) -> Outcome:
-    if isinstance(result, (Completed, InputRequired, Rejected, Failed, Reply, Working)):
+def _coerce(result: object, ctx: SkillContext) -> outcomes.Outcome:
+    if isinstance(result, OUTCOME_TYPES):
         return result
     if isinstance(result, str):
         return ctx.complete(result)
     raise TypeError(f"Skill handler returned {type(result).__name__}, not an outcome")
 
 
-def resolve_outcome(outcome: Outcome, *, task_id: str, context_id: str) -> Resolution:
+def resolve_outcome(outcome: outcomes.Outcome, *, task_id: str, context_id: str) -> Resolution:
     """The state, status message and artifacts an outcome leaves the task in."""
 
     def says(*parts: Part) -> Message:
         return agent_message(list(parts), context_id=context_id, task_id=task_id)
 
-    if isinstance(outcome, Completed):
+    if isinstance(outcome, outcomes.Completed):
         message = says(Part.text_part(outcome.message)) if outcome.message else None
         return Resolution(TaskState.COMPLETED, message, list(outcome.artifacts))
-    if isinstance(outcome, InputRequired):
+    if isinstance(outcome, outcomes.InputRequired):
         data = dict(outcome.data) if isinstance(outcome.data, dict) else {}
         if outcome.data is not None and not isinstance(outcome.data, dict):
             data["value"] = outcome.data
@@ -138,16 +131,16 @@ def resolve_outcome(outcome: Outcome, *, task_id: str, context_id: str) -> Resol
         return Resolution(
             TaskState.INPUT_REQUIRED, says(Part.text_part(outcome.question), Part.data_part(data))
         )
-    if isinstance(outcome, Rejected):
+    if isinstance(outcome, outcomes.Rejected):
         return Resolution(TaskState.REJECTED, says(Part.text_part(outcome.reason)))
-    if isinstance(outcome, Failed):
+    if isinstance(outcome, outcomes.Failed):
         return Resolution(TaskState.FAILED, says(Part.text_part(outcome.reason)))
-    if isinstance(outcome, Working):
+    if isinstance(outcome, outcomes.Working):
         parts = [Part.text_part(outcome.message)] if outcome.message else []
         if outcome.data is not None:
             parts.append(Part.data_part(outcome.data))
         return Resolution(TaskState.WORKING, says(*parts) if parts else None)
-    # Reply: a direct Message. On an existing task it closes the exchange as its answer.
+    # outcomes.Reply: a direct Message. On an existing task it closes the exchange as its answer.
     message = says(*outcome.parts)
     return Resolution(TaskState.COMPLETED, message, reply=message)
 

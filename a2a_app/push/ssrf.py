@@ -116,6 +116,17 @@ BLOCKED_NETWORKS: tuple[tuple[IPNetwork, str], ...] = tuple(
     (ipaddress.ip_network(cidr), reason) for cidr, reason in _BLOCKED_NETWORKS
 )
 
+# The ipaddress module's own judgement, for what the list above does not name (ranges the
+# IANA registries add later): the first property that holds says why.
+_FALLBACK_CHECKS = (
+    ("is_unspecified", "an unspecified address"),
+    ("is_loopback", "a loopback address"),
+    ("is_link_local", "a link-local address"),
+    ("is_multicast", "a multicast address"),
+    ("is_private", "a private address"),
+    ("is_reserved", "a reserved address"),
+)
+
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 
 
@@ -140,20 +151,9 @@ def _blocked(address: IPAddress) -> str | None:
             return None if why is None else f"{why} ({form} {address})"
     reason = next((reason for network, reason in BLOCKED_NETWORKS if address in network), None)
     if reason is None:
-        if address.is_unspecified:
-            reason = "an unspecified address"
-        elif address.is_loopback:
-            reason = "a loopback address"
-        elif address.is_link_local:
-            reason = "a link-local address"
-        elif address.is_multicast:
-            reason = "a multicast address"
-        elif address.is_private:
-            reason = "a private address"
-        elif address.is_reserved:
-            reason = "a reserved address"
-        elif not address.is_global:
-            reason = "a non-public address"
+        reason = next((why for check, why in _FALLBACK_CHECKS if getattr(address, check)), None)
+    if reason is None and not address.is_global:
+        reason = "a non-public address"
     return None if reason is None else f"{reason} {address}"
 
 

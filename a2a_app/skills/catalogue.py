@@ -21,6 +21,9 @@ from a2a_app.models import CatalogChange, Skill
 from a2a_app.skills import registry
 from a2a_app.skills.registry import SkillSpec
 
+#: The list fields a skill has in code and in its row, in SkillInfo's order.
+_LISTS = ("tags", "examples", "input_modes", "output_modes")
+
 
 @dataclass(frozen=True, slots=True)
 class SkillInfo:
@@ -49,15 +52,13 @@ class SkillInfo:
 
     @classmethod
     def from_row(cls, row: Skill) -> SkillInfo:
+        """What the site owner set in the admin (the row wins over the code)."""
         return cls(
-            id=row.id,
-            handler_key=row.handler,
-            name=row.name,
-            description=row.description,
-            tags=tuple(row.tags or ()),
-            examples=tuple(row.examples or ()),
-            input_modes=tuple(row.input_modes or ()),
-            output_modes=tuple(row.output_modes or ()),
+            row.id,
+            row.handler,
+            row.name,
+            row.description,
+            *(tuple(getattr(row, f) or ()) for f in _LISTS),
             access=row.access,
             enabled=row.enabled,
             execution=row.execution,
@@ -65,17 +66,9 @@ class SkillInfo:
 
     @classmethod
     def from_spec(cls, spec: SkillSpec) -> SkillInfo:
-        return cls(
-            id=spec.key,
-            handler_key=spec.key,
-            name=spec.name,
-            description=spec.description,
-            tags=spec.tags,
-            examples=spec.examples,
-            input_modes=spec.input_modes,
-            output_modes=spec.output_modes,
-            access=spec.access,
-        )
+        """What the ``@skill`` decorator declared (a skill with no row yet)."""
+        lists = (getattr(spec, f) for f in _LISTS)
+        return cls(spec.key, spec.key, spec.name, spec.description, *lists, access=spec.access)
 
     @property
     def spec(self) -> SkillSpec | None:
