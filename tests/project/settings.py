@@ -72,7 +72,11 @@ else:
     _db["ENGINE"] = "django.db.backends.postgresql"
     _db["CONN_MAX_AGE"] = 0
     _db["OPTIONS"] = {
-        "pool": {"min_size": 2, "max_size": 20, "timeout": 10},
+        "pool": {
+            "min_size": env.int("DB_POOL_MIN", default=2),
+            "max_size": env.int("DB_POOL_MAX", default=20),
+            "timeout": 10,
+        },
         # a2a_app binds its task write and GetTask read on the server: keep them prepared.
         "prepare_threshold": 5,
     }
@@ -96,6 +100,7 @@ A2A_APP = {
     "PUBLIC_URL": env.str("A2A_PUBLIC_URL", default=None),
     "BLOCKING_TIMEOUT": env.float("A2A_BLOCKING_TIMEOUT", 30),
     "WORKER_LEASE_SECONDS": env.float("A2A_WORKER_LEASE_SECONDS", 300),
+    "MAX_RUN_ATTEMPTS": env.int("A2A_MAX_RUN_ATTEMPTS", 2),
     "RESUBMIT_AFTER_SECONDS": env.float("A2A_RESUBMIT_AFTER_SECONDS", 60),
     "WEBHOOK_TIMEOUT": env.float("A2A_WEBHOOK_TIMEOUT", 10),
     "WEBHOOK_MAX_ATTEMPTS": env.int("A2A_WEBHOOK_MAX_ATTEMPTS", 8),
