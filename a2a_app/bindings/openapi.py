@@ -24,149 +24,141 @@ def _ref(name: str) -> JSON:
 
 
 STATES = [s.value for s in TaskState if s is not TaskState.UNSPECIFIED]
+STRING, INTEGER, OBJECT = {"type": "string"}, {"type": "integer"}, {"type": "object"}
+STRINGS = {"type": "array", "items": STRING}
+
+
+def _array(items: JSON) -> JSON:
+    return {"type": "array", "items": items}
+
+
+def _object(properties: JSON, required: tuple[str, ...] = (), **extra: Any) -> JSON:
+    schema: JSON = {"type": "object", **extra}
+    if required:
+        schema["required"] = list(required)
+    schema["properties"] = properties
+    return schema
+
+
+def _part_choice(member: str) -> JSON:
+    others = [o for o in ("text", "raw", "url", "data") if o != member]
+    return {"required": [member], "not": {"anyOf": [{"required": [o]} for o in others]}}
+
 
 SCHEMAS: JSON = {
-    "Part": {
-        "type": "object",
-        "description": "Exactly one of text, raw, url, data.",
-        "oneOf": [
-            {"required": [member], "not": {"anyOf": [{"required": [o]} for o in others]}}
-            for member, others in (
-                ("text", ("raw", "url", "data")),
-                ("raw", ("text", "url", "data")),
-                ("url", ("text", "raw", "data")),
-                ("data", ("text", "raw", "url")),
-            )
-        ],
-        "properties": {
-            "text": {"type": "string"},
+    "Part": _object(
+        {
+            "text": STRING,
             "raw": {"type": "string", "contentEncoding": "base64"},
-            "url": {"type": "string"},
+            "url": STRING,
             "data": {},
-            "mediaType": {"type": "string"},
-            "filename": {"type": "string"},
-            "metadata": {"type": "object"},
+            "mediaType": STRING,
+            "filename": STRING,
+            "metadata": OBJECT,
         },
-    },
-    "Message": {
-        "type": "object",
-        "required": ["messageId", "role", "parts"],
-        "properties": {
+        description="Exactly one of text, raw, url, data.",
+        oneOf=[_part_choice(member) for member in ("text", "raw", "url", "data")],
+    ),
+    "Message": _object(
+        {
             "messageId": {"type": "string", "minLength": 1},
             "role": {"type": "string", "enum": ["ROLE_USER", "ROLE_AGENT"]},
             "parts": {"type": "array", "minItems": 1, "items": _ref("Part")},
-            "contextId": {"type": "string"},
-            "taskId": {"type": "string"},
-            "metadata": {"type": "object"},
-            "extensions": {"type": "array", "items": {"type": "string"}},
-            "referenceTaskIds": {"type": "array", "items": {"type": "string"}},
+            "contextId": STRING,
+            "taskId": STRING,
+            "metadata": OBJECT,
+            "extensions": STRINGS,
+            "referenceTaskIds": STRINGS,
         },
-    },
-    "Artifact": {
-        "type": "object",
-        "required": ["artifactId", "parts"],
-        "properties": {
-            "artifactId": {"type": "string"},
-            "name": {"type": "string"},
-            "description": {"type": "string"},
-            "parts": {"type": "array", "items": _ref("Part")},
-            "metadata": {"type": "object"},
+        ("messageId", "role", "parts"),
+    ),
+    "Artifact": _object(
+        {
+            "artifactId": STRING,
+            "name": STRING,
+            "description": STRING,
+            "parts": _array(_ref("Part")),
+            "metadata": OBJECT,
         },
-    },
-    "TaskStatus": {
-        "type": "object",
-        "required": ["state"],
-        "properties": {
+        ("artifactId", "parts"),
+    ),
+    "TaskStatus": _object(
+        {
             "state": {"type": "string", "enum": STATES},
             "message": _ref("Message"),
             "timestamp": {"type": "string", "format": "date-time"},
         },
-    },
-    "Task": {
-        "type": "object",
-        "required": ["id", "status"],
-        "properties": {
-            "id": {"type": "string"},
-            "contextId": {"type": "string"},
+        ("state",),
+    ),
+    "Task": _object(
+        {
+            "id": STRING,
+            "contextId": STRING,
             "status": _ref("TaskStatus"),
-            "artifacts": {"type": "array", "items": _ref("Artifact")},
-            "history": {"type": "array", "items": _ref("Message")},
-            "metadata": {"type": "object"},
+            "artifacts": _array(_ref("Artifact")),
+            "history": _array(_ref("Message")),
+            "metadata": OBJECT,
         },
-    },
-    "AuthenticationInfo": {
-        "type": "object",
-        "required": ["scheme"],
-        "properties": {"scheme": {"type": "string"}, "credentials": {"type": "string"}},
-    },
-    "TaskPushNotificationConfig": {
-        "type": "object",
-        "required": ["url"],
-        "properties": {
-            "id": {"type": "string"},
-            "taskId": {"type": "string"},
-            "url": {"type": "string"},
-            "token": {"type": "string"},
+        ("id", "status"),
+    ),
+    "AuthenticationInfo": _object({"scheme": STRING, "credentials": STRING}, ("scheme",)),
+    "TaskPushNotificationConfig": _object(
+        {
+            "id": STRING,
+            "taskId": STRING,
+            "url": STRING,
+            "token": STRING,
             "authentication": _ref("AuthenticationInfo"),
         },
-    },
-    "SendMessageConfiguration": {
-        "type": "object",
-        "properties": {
-            "acceptedOutputModes": {"type": "array", "items": {"type": "string"}},
+        ("url",),
+    ),
+    "SendMessageConfiguration": _object(
+        {
+            "acceptedOutputModes": STRINGS,
             "historyLength": {"type": "integer", "minimum": 0},
             "returnImmediately": {"type": "boolean"},
             "taskPushNotificationConfig": _ref("TaskPushNotificationConfig"),
-        },
-    },
-    "SendMessageRequest": {
-        "type": "object",
-        "required": ["message"],
-        "properties": {
+        }
+    ),
+    "SendMessageRequest": _object(
+        {
             "message": _ref("Message"),
             "configuration": _ref("SendMessageConfiguration"),
-            "metadata": {"type": "object"},
+            "metadata": OBJECT,
         },
-    },
-    "SendMessageResponse": {
-        "type": "object",
-        "description": "Exactly one of task, message.",
-        "properties": {"task": _ref("Task"), "message": _ref("Message")},
-    },
-    "ListTasksResponse": {
-        "type": "object",
-        "required": ["tasks", "nextPageToken", "pageSize", "totalSize"],
-        "properties": {
-            "tasks": {"type": "array", "items": _ref("Task")},
-            "nextPageToken": {"type": "string"},
-            "pageSize": {"type": "integer"},
-            "totalSize": {"type": "integer"},
+        ("message",),
+    ),
+    "SendMessageResponse": _object(
+        {"task": _ref("Task"), "message": _ref("Message")},
+        description="Exactly one of task, message.",
+    ),
+    "ListTasksResponse": _object(
+        {
+            "tasks": _array(_ref("Task")),
+            "nextPageToken": STRING,
+            "pageSize": INTEGER,
+            "totalSize": INTEGER,
         },
-    },
-    "ListTaskPushNotificationConfigsResponse": {
-        "type": "object",
-        "properties": {
-            "configs": {"type": "array", "items": _ref("TaskPushNotificationConfig")},
-            "nextPageToken": {"type": "string"},
-        },
-    },
-    "CancelTaskRequest": {"type": "object", "properties": {"metadata": {"type": "object"}}},
-    "Error": {
-        "type": "object",
-        "required": ["error"],
-        "properties": {
-            "error": {
-                "type": "object",
-                "required": ["code", "status", "message"],
-                "properties": {
-                    "code": {"type": "integer"},
-                    "status": {"type": "string"},
-                    "message": {"type": "string"},
-                    "details": {"type": "array", "items": {"type": "object"}},
+        ("tasks", "nextPageToken", "pageSize", "totalSize"),
+    ),
+    "ListTaskPushNotificationConfigsResponse": _object(
+        {"configs": _array(_ref("TaskPushNotificationConfig")), "nextPageToken": STRING}
+    ),
+    "CancelTaskRequest": _object({"metadata": OBJECT}),
+    "Error": _object(
+        {
+            "error": _object(
+                {
+                    "code": INTEGER,
+                    "status": STRING,
+                    "message": STRING,
+                    "details": _array(OBJECT),
                 },
-            }
+                ("code", "status", "message"),
+            )
         },
-    },
+        ("error",),
+    ),
 }
 
 MEDIA = ("application/json", "application/a2a+json")
