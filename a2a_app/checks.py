@@ -8,7 +8,7 @@ from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
 from a2a_app.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, a2a_settings
-from a2a_app.core.dispatch import CeleryDispatcher
+from a2a_app.core.dispatch import CeleryDispatcher, celery_app_configured
 from a2a_app.skills import registry
 
 
@@ -67,15 +67,6 @@ def check_skill_handlers(app_configs: Any = None, **kwargs: Any) -> list:
                 )
             )
     return problems
-
-
-def celery_app_configured() -> bool:
-    """Has the site made a Celery app? (Not Celery's fallback app, which has no broker
-    configured and no Django fix-up.)"""
-    from celery import current_app
-
-    app = current_app._get_current_object()
-    return not (app.main == "default" and not app.fixups)
 
 
 @register()

@@ -73,6 +73,8 @@ class RecordingDispatcher:
     woken as usual.
     """
 
+    can_run_in_background = True
+
     def __init__(self, *, wake_streams: bool = True) -> None:
         self.runs: list[str] = []
         self.deliveries: list[tuple[list[int], float]] = []

@@ -10,6 +10,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+from celery import Celery
+
+from a2a_app.core.dispatch import CeleryDispatcher, celery_app_configured, dispatching_to
+from a2a_app.models import Task
+from a2a_app.testing import A2AClient
 from tests.conftest import ROOT
 
 
@@ -48,3 +54,17 @@ def test_a_project_with_a_celery_app_passes() -> None:
 
     assert checks.celery_app_configured()
     assert checks.check_celery() == []
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("conformance_mode")
+def test_without_a_worker_return_immediately_runs_the_skill_here(rpc) -> None:
+    # What a site without a Celery app has: Celery's fallback app, which no worker reads.
+    fallback = Celery("default", fixups=[], set_as_current=False)
+    assert not celery_app_configured(fallback)
+    with dispatching_to(CeleryDispatcher(app=fallback)):
+        params = A2AClient.send_params("hello", configuration={"returnImmediately": True})
+        task = rpc("SendMessage", params)["result"]["task"]
+    # Not a task left SUBMITTED for a worker that will never come: the skill ran.
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert Task.objects.get(pk=task["id"]).background is False

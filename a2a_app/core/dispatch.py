@@ -37,6 +37,9 @@ SWEEP = "a2a_app.tasks.sweep"
 
 
 class Dispatcher(Protocol):
+    #: Can work handed over here run at all? (No Celery app: nothing would run it.)
+    can_run_in_background: bool
+
     def enqueue_run(self, task_id: str) -> None: ...
 
     def schedule_deliveries(self, config_ids: Iterable[int], countdown: float = 0) -> None: ...
@@ -56,7 +59,11 @@ class CeleryDispatcher:
             return self._app
         from celery import current_app
 
-        return current_app
+        return current_app._get_current_object()
+
+    @property
+    def can_run_in_background(self) -> bool:
+        return celery_app_configured(self.app)
 
     def _send(self, name: str, args: tuple[Any, ...], countdown: float = 0) -> None:
         app = self.app
@@ -82,6 +89,16 @@ class CeleryDispatcher:
 
     def publish(self, task_id: str) -> None:
         notify.publish(task_id)
+
+
+def celery_app_configured(app: Any = None) -> bool:
+    """Has the site made a Celery app? Celery's fallback app, which it makes when nobody
+    did, is called "default" and has no Django fix-up; work sent there never runs."""
+    if app is None:
+        from celery import current_app
+
+        app = current_app._get_current_object()
+    return not (app.main == "default" and not app.fixups)
 
 
 _dispatcher: Dispatcher | None = None

@@ -87,7 +87,8 @@ def plan(
     """Route or check the message and build its task's change; raises protocol errors.
 
     Call it in a transaction: a follow-up's task stays locked until the change is saved.
-    A streaming send ignores ``returnImmediately`` (the stream is its own answer).
+    A streaming send ignores ``returnImmediately`` (the stream is its own answer), and so
+    does a site without a worker to hand the task to.
     """
     message, configuration = request.message, request.configuration
     if message.task_id:
@@ -110,8 +111,12 @@ def plan(
     check_content_types(message, configuration.accepted_output_modes, skill)
     push_config = push_config_for(request, version)
     message.task_id, message.context_id = str(uuid.uuid4()), context_id
+    # returnImmediately hands an inline skill to a worker, when there is one to run it;
+    # without, the skill runs here and the answer is the task as it ended.
     background = skill.runs_in_background(message) or (
-        configuration.return_immediately and not streaming
+        configuration.return_immediately
+        and not streaming
+        and dispatch.get_dispatcher().can_run_in_background
     )
     task = Task(
         id=message.task_id,
