@@ -37,9 +37,11 @@ from a2a_app.protocol.types import (
     format_timestamp,
     parse_task_state,
     parse_timestamp,
-    read_int,
 )
 from a2a_app.protocol.versions import SUPPORTED_VERSIONS, V1_0, negotiate
+from a2a_app.protocol.wire import PROTOJSON
+
+read_int = PROTOJSON.read_int
 
 
 def violation_fields(error: A2AError) -> list[str]:
@@ -376,7 +378,7 @@ class TestReadInt:
     @pytest.mark.parametrize("value", [True, False, 1.5, "1.5", "ten", [], {}])
     def test_non_integers_and_bools_are_rejected(self, value):
         with pytest.raises(InvalidParamsError) as info:
-            read_int({"historyLength": value}, "historyLength", "configuration.")
+            read_int({"historyLength": value}, "historyLength", "configuration")
         assert violation_fields(info.value) == ["configuration.historyLength"]
 
     def test_bounds(self):

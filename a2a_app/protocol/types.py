@@ -10,8 +10,6 @@ This module imports nothing from Django so the protocol can be used and tested a
 
 from __future__ import annotations
 
-import base64
-import binascii
 import enum
 import re
 from dataclasses import dataclass, field
@@ -19,10 +17,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
-
-JSON = dict[str, Any]
-
-_CAMEL_RE = re.compile(r"(?<!^)(?=[A-Z])")
+from a2a_app.protocol.wire import INT32_MAX, JSON, join, normalize_base64
+from a2a_app.protocol.wire import PROTOJSON as READ
 
 
 class TaskState(enum.StrEnum):
@@ -79,90 +75,14 @@ class Role(enum.StrEnum):
 _ROLE_NUMBERS = dict(enumerate(Role))
 
 
-# --- low-level readers -----------------------------------------------------------------
-
-
-def _snake(name: str) -> str:
-    return _CAMEL_RE.sub("_", name).lower()
-
-
-def get_field(obj: JSON, name: str) -> Any:
-    """Read a field by its camelCase name, falling back to the snake_case spelling."""
-    if name in obj:
-        return obj[name]
-    return obj.get(_snake(name))
-
-
-def require_object(value: Any, path: str) -> JSON:
-    if not isinstance(value, dict):
-        raise InvalidParamsError.for_field(path, "must be a JSON object")
-    return value
-
-
-def read_object(obj: JSON, name: str, path: str, *, required: bool = False) -> JSON | None:
-    value = get_field(obj, name)
-    if value is None:
-        if required:
-            raise InvalidParamsError.for_field(f"{path}{name}", "is required")
-        return None
-    return require_object(value, f"{path}{name}")
-
-
-def read_str(obj: JSON, name: str, path: str, *, required: bool = False) -> str | None:
-    value = get_field(obj, name)
-    if value is None or (required and value == ""):
-        if required:
-            raise InvalidParamsError.for_field(f"{path}{name}", "is required")
-        return None
-    if not isinstance(value, str):
-        raise InvalidParamsError.for_field(f"{path}{name}", "must be a string")
-    return value
-
-
-def read_bool(obj: JSON, name: str, path: str) -> bool | None:
-    value = get_field(obj, name)
-    if value is None:
-        return None
-    if not isinstance(value, bool):
-        raise InvalidParamsError.for_field(f"{path}{name}", "must be true or false")
-    return value
-
-
-INT32_MAX = 2**31 - 1
-
-
-def read_int(
-    obj: JSON, name: str, path: str, *, minimum: int | None = None, maximum: int = INT32_MAX
-) -> int | None:
-    """An int32 (ProtoJSON also allows numeric strings); out of range is invalid."""
-    value = get_field(obj, name)
-    if value is None:
-        return None
-    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidParamsError.for_field(f"{path}{name}", "must be an integer")
-    if minimum is not None and value < minimum:
-        raise InvalidParamsError.for_field(f"{path}{name}", f"must be at least {minimum}")
-    if value > maximum:
-        raise InvalidParamsError.for_field(f"{path}{name}", f"must be at most {maximum}")
-    return value
-
-
-def read_str_list(obj: JSON, name: str, path: str) -> list[str]:
-    value = get_field(obj, name)
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InvalidParamsError.for_field(f"{path}{name}", "must be a list of strings")
-    return value
+# --- readers the wire module cannot have: they know the enums --------------------------------
 
 
 def read_task_state(obj: JSON, name: str, path: str) -> TaskState | None:
-    value = get_field(obj, name)
+    value, where = READ.field(obj, name, path)
     if value is None:
         return None
-    return parse_task_state(value, f"{path}{name}")
+    return parse_task_state(value, where)
 
 
 def parse_task_state(value: Any, path: str) -> TaskState | None:
@@ -192,18 +112,6 @@ def format_timestamp(value: datetime) -> str:
     return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _normalize_base64(value: Any, path: str) -> str:
-    """Accept standard or URL-safe, padded or not; return standard padded base64."""
-    if not isinstance(value, str):
-        raise InvalidParamsError.for_field(path, "must be a base64 string")
-    text = value.strip().replace("-", "+").replace("_", "/")
-    text += "=" * (-len(text) % 4)
-    try:
-        return base64.b64encode(base64.b64decode(text, validate=True)).decode("ascii")
-    except (binascii.Error, ValueError):
-        raise InvalidParamsError.for_field(path, "is not valid base64") from None
-
-
 def _put(out: JSON, name: str, value: Any) -> None:
     """ProtoJSON omits unset and default-valued implicit-presence fields."""
     if value:
@@ -227,7 +135,7 @@ class Part:
 
     @classmethod
     def from_wire(cls, obj: Any, path: str) -> Part:
-        obj = require_object(obj, path)
+        obj = READ.require_object(obj, path)
         present = [kind for kind in PART_KINDS if kind in obj]
         if len(present) != 1:
             raise InvalidParamsError.for_field(
@@ -237,15 +145,15 @@ class Part:
         content = obj[kind]
         if kind == "text" or kind == "url":
             if not isinstance(content, str):
-                raise InvalidParamsError.for_field(f"{path}.{kind}", "must be a string")
+                raise InvalidParamsError.for_field(join(path, kind), "must be a string")
         elif kind == "raw":
-            content = _normalize_base64(content, f"{path}.raw")
+            content = normalize_base64(content, join(path, "raw"))
         return cls(
             kind=kind,
             content=content,
-            media_type=read_str(obj, "mediaType", f"{path}.") or "",
-            filename=read_str(obj, "filename", f"{path}.") or "",
-            metadata=read_object(obj, "metadata", f"{path}.") or {},
+            media_type=READ.read_str(obj, "mediaType", path) or "",
+            filename=READ.read_str(obj, "filename", path) or "",
+            metadata=READ.read_object(obj, "metadata", path) or {},
         )
 
     def to_wire(self) -> JSON:
@@ -264,17 +172,6 @@ class Part:
         return cls(kind="data", content=data, media_type="application/json")
 
 
-def _parse_parts(obj: JSON, path: str) -> list[Part]:
-    parts = get_field(obj, "parts")
-    if parts is None:
-        raise InvalidParamsError.for_field(f"{path}parts", "is required")
-    if not isinstance(parts, list):
-        raise InvalidParamsError.for_field(f"{path}parts", "must be a list")
-    if not parts:
-        raise InvalidParamsError.for_field(f"{path}parts", "at least one part is required")
-    return [Part.from_wire(part, f"{path}parts[{i}]") for i, part in enumerate(parts)]
-
-
 @dataclass(slots=True)
 class Message:
     message_id: str
@@ -288,9 +185,8 @@ class Message:
 
     @classmethod
     def from_wire(cls, obj: Any, path: str = "message") -> Message:
-        obj = require_object(obj, path)
-        prefix = f"{path}."
-        role_value = get_field(obj, "role")
+        obj = READ.require_object(obj, path)
+        role_value, role_path = READ.field(obj, "role", path)
         try:
             if isinstance(role_value, bool):
                 raise ValueError(role_value)
@@ -298,16 +194,16 @@ class Message:
         except (KeyError, ValueError):
             role = Role.UNSPECIFIED
         if role is Role.UNSPECIFIED:
-            raise InvalidParamsError.for_field(f"{prefix}role", "must be ROLE_USER or ROLE_AGENT")
+            raise InvalidParamsError.for_field(role_path, "must be ROLE_USER or ROLE_AGENT")
         return cls(
-            message_id=read_str(obj, "messageId", prefix, required=True),
+            message_id=READ.read_str(obj, "messageId", path, required=True),
             role=role,
-            parts=_parse_parts(obj, prefix),
-            context_id=read_str(obj, "contextId", prefix) or "",
-            task_id=read_str(obj, "taskId", prefix) or "",
-            metadata=read_object(obj, "metadata", prefix) or {},
-            extensions=read_str_list(obj, "extensions", prefix),
-            reference_task_ids=read_str_list(obj, "referenceTaskIds", prefix),
+            parts=READ.read_parts(obj, "parts", path, Part.from_wire),
+            context_id=READ.read_str(obj, "contextId", path) or "",
+            task_id=READ.read_str(obj, "taskId", path) or "",
+            metadata=READ.read_object(obj, "metadata", path) or {},
+            extensions=READ.read_str_list(obj, "extensions", path) or [],
+            reference_task_ids=READ.read_str_list(obj, "referenceTaskIds", path) or [],
         )
 
     def to_wire(self) -> JSON:
@@ -337,15 +233,14 @@ class Artifact:
 
     @classmethod
     def from_wire(cls, obj: Any, path: str = "artifact") -> Artifact:
-        obj = require_object(obj, path)
-        prefix = f"{path}."
+        obj = READ.require_object(obj, path)
         return cls(
-            artifact_id=read_str(obj, "artifactId", prefix, required=True),
-            parts=_parse_parts(obj, prefix),
-            name=read_str(obj, "name", prefix) or "",
-            description=read_str(obj, "description", prefix) or "",
-            metadata=read_object(obj, "metadata", prefix) or {},
-            extensions=read_str_list(obj, "extensions", prefix),
+            artifact_id=READ.read_str(obj, "artifactId", path, required=True),
+            parts=READ.read_parts(obj, "parts", path, Part.from_wire),
+            name=READ.read_str(obj, "name", path) or "",
+            description=READ.read_str(obj, "description", path) or "",
+            metadata=READ.read_object(obj, "metadata", path) or {},
+            extensions=READ.read_str_list(obj, "extensions", path) or [],
         )
 
     def to_wire(self) -> JSON:
@@ -372,18 +267,15 @@ class SendMessageConfiguration:
     def from_wire(cls, obj: Any, path: str = "configuration") -> SendMessageConfiguration:
         if obj is None:
             return cls()
-        obj = require_object(obj, path)
-        prefix = f"{path}."
-        push = get_field(obj, "taskPushNotificationConfig")
+        obj = READ.require_object(obj, path)
+        push, push_path = READ.field(obj, "taskPushNotificationConfig", path)
         return cls(
-            accepted_output_modes=read_str_list(obj, "acceptedOutputModes", prefix),
-            history_length=read_int(obj, "historyLength", prefix, minimum=0),
-            return_immediately=bool(read_bool(obj, "returnImmediately", prefix)),
+            accepted_output_modes=READ.read_str_list(obj, "acceptedOutputModes", path) or [],
+            history_length=READ.read_int(obj, "historyLength", path, minimum=0, maximum=INT32_MAX),
+            return_immediately=bool(READ.read_bool(obj, "returnImmediately", path)),
             push_notification_config=None
             if push is None
-            else PushNotificationConfig.from_wire(
-                push, f"{prefix}taskPushNotificationConfig", task_id_required=False
-            ),
+            else PushNotificationConfig.from_wire(push, push_path, task_id_required=False),
         )
 
 
@@ -396,7 +288,7 @@ class SendMessageRequest:
 
     @classmethod
     def from_wire(cls, params: JSON) -> SendMessageRequest:
-        message_obj = get_field(params, "message")
+        message_obj = READ.get(params, "message")
         if message_obj is None:
             raise InvalidParamsError.for_field("message", "is required")
         message = Message.from_wire(message_obj, "message")
@@ -404,9 +296,9 @@ class SendMessageRequest:
             raise InvalidParamsError.for_field("message.role", "must be ROLE_USER")
         return cls(
             message=message,
-            configuration=SendMessageConfiguration.from_wire(get_field(params, "configuration")),
-            metadata=read_object(params, "metadata", "") or {},
-            tenant=read_str(params, "tenant", "") or "",
+            configuration=SendMessageConfiguration.from_wire(READ.get(params, "configuration")),
+            metadata=READ.read_object(params, "metadata", "") or {},
+            tenant=READ.read_str(params, "tenant", "") or "",
         )
 
 
@@ -418,8 +310,8 @@ class GetTaskRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> GetTaskRequest:
         return cls(
-            id=read_str(params, "id", "", required=True),
-            history_length=read_int(params, "historyLength", "", minimum=0),
+            id=READ.read_str(params, "id", "", required=True),
+            history_length=READ.read_int(params, "historyLength", "", minimum=0, maximum=INT32_MAX),
         )
 
 
@@ -439,18 +331,18 @@ class ListTasksRequest:
 
     @classmethod
     def from_wire(cls, params: JSON) -> ListTasksRequest:
-        after = get_field(params, "statusTimestampAfter")
-        page_size = read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE)
+        after = READ.get(params, "statusTimestampAfter")
+        page_size = READ.read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE)
         return cls(
-            context_id=read_str(params, "contextId", "") or "",
+            context_id=READ.read_str(params, "contextId", "") or "",
             status=read_task_state(params, "status", ""),
             page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
-            page_token=read_str(params, "pageToken", "") or "",
-            history_length=read_int(params, "historyLength", "", minimum=0),
+            page_token=READ.read_str(params, "pageToken", "") or "",
+            history_length=READ.read_int(params, "historyLength", "", minimum=0, maximum=INT32_MAX),
             status_timestamp_after=(
                 None if after is None else parse_timestamp(after, "statusTimestampAfter")
             ),
-            include_artifacts=bool(read_bool(params, "includeArtifacts", "")),
+            include_artifacts=bool(READ.read_bool(params, "includeArtifacts", "")),
         )
 
 
@@ -464,8 +356,8 @@ class TaskIdRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> TaskIdRequest:
         return cls(
-            id=read_str(params, "id", "", required=True),
-            metadata=read_object(params, "metadata", "") or {},
+            id=READ.read_str(params, "id", "", required=True),
+            metadata=READ.read_object(params, "metadata", "") or {},
         )
 
 
@@ -485,28 +377,28 @@ class PushNotificationConfig:
 
     @classmethod
     def from_wire(cls, obj: Any, path: str = "", *, task_id_required: bool = True) -> Any:
-        obj = require_object(obj, path or "params")
-        prefix = f"{path}." if path else ""
-        auth = read_object(obj, "authentication", prefix)
+        obj = READ.require_object(obj, path)
+        auth = READ.read_object(obj, "authentication", path)
+        auth_path = join(path, "authentication")
         scheme = credentials = ""
         if auth is not None:
-            scheme = read_str(auth, "scheme", f"{prefix}authentication.", required=True)
-            credentials = read_str(auth, "credentials", f"{prefix}authentication.") or ""
+            scheme = READ.read_str(auth, "scheme", auth_path, required=True)
+            credentials = READ.read_str(auth, "credentials", auth_path) or ""
             if not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", scheme):
                 raise InvalidParamsError.for_field(
-                    f"{prefix}authentication.scheme", "must be an HTTP auth scheme such as Bearer"
+                    join(auth_path, "scheme"), "must be an HTTP auth scheme such as Bearer"
                 )
         if any(c in credentials for c in "\r\n"):
             raise InvalidParamsError.for_field(
-                f"{prefix}authentication.credentials", "must not contain line breaks"
+                join(auth_path, "credentials"), "must not contain line breaks"
             )
-        token = read_str(obj, "token", prefix) or ""
+        token = READ.read_str(obj, "token", path) or ""
         if any(c in token for c in "\r\n"):
-            raise InvalidParamsError.for_field(f"{prefix}token", "must not contain line breaks")
+            raise InvalidParamsError.for_field(join(path, "token"), "must not contain line breaks")
         return cls(
-            url=read_str(obj, "url", prefix, required=True),
-            task_id=read_str(obj, "taskId", prefix, required=task_id_required) or "",
-            id=read_str(obj, "id", prefix) or "",
+            url=READ.read_str(obj, "url", path, required=True),
+            task_id=READ.read_str(obj, "taskId", path, required=task_id_required) or "",
+            id=READ.read_str(obj, "id", path) or "",
             token=token,
             auth_scheme=scheme,
             credentials=credentials,
@@ -523,16 +415,16 @@ class PushConfigIdRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> PushConfigIdRequest:
         return cls(
-            task_id=read_str(params, "taskId", "", required=True),
-            id=read_str(params, "id", "", required=True),
+            task_id=READ.read_str(params, "taskId", "", required=True),
+            id=READ.read_str(params, "id", "", required=True),
         )
 
     @classmethod
     def from_wire_optional_id(cls, params: JSON) -> PushConfigIdRequest:
         """v0.3's get may leave out the config id."""
         return cls(
-            task_id=read_str(params, "taskId", "", required=True),
-            id=read_str(params, "id", "") or "",
+            task_id=READ.read_str(params, "taskId", "", required=True),
+            id=READ.read_str(params, "id", "") or "",
         )
 
 
@@ -545,7 +437,7 @@ class ListPushConfigsRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> ListPushConfigsRequest:
         return cls(
-            task_id=read_str(params, "taskId", "", required=True),
-            page_size=read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE),
-            page_token=read_str(params, "pageToken", "") or "",
+            task_id=READ.read_str(params, "taskId", "", required=True),
+            page_size=READ.read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE),
+            page_token=READ.read_str(params, "pageToken", "") or "",
         )
