@@ -18,7 +18,7 @@ from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.wire import INT32_MAX, JSON, join, normalize_base64
-from a2a_app.protocol.wire import PROTOJSON as READ
+from a2a_app.protocol.wire import PROTOJSON as FIELDS
 
 
 class TaskState(enum.StrEnum):
@@ -79,7 +79,7 @@ _ROLE_NUMBERS = dict(enumerate(Role))
 
 
 def read_task_state(obj: JSON, name: str, path: str) -> TaskState | None:
-    value, where = READ.field(obj, name, path)
+    value, where = FIELDS.field(obj, name, path)
     if value is None:
         return None
     return parse_task_state(value, where)
@@ -135,7 +135,7 @@ class Part:
 
     @classmethod
     def from_wire(cls, obj: Any, path: str) -> Part:
-        obj = READ.require_object(obj, path)
+        obj = FIELDS.require_object(obj, path)
         present = [kind for kind in PART_KINDS if kind in obj]
         if len(present) != 1:
             raise InvalidParamsError.for_field(
@@ -151,9 +151,9 @@ class Part:
         return cls(
             kind=kind,
             content=content,
-            media_type=READ.read_str(obj, "mediaType", path) or "",
-            filename=READ.read_str(obj, "filename", path) or "",
-            metadata=READ.read_object(obj, "metadata", path) or {},
+            media_type=FIELDS.read_str(obj, "mediaType", path) or "",
+            filename=FIELDS.read_str(obj, "filename", path) or "",
+            metadata=FIELDS.read_object(obj, "metadata", path) or {},
         )
 
     def to_wire(self) -> JSON:
@@ -185,8 +185,8 @@ class Message:
 
     @classmethod
     def from_wire(cls, obj: Any, path: str = "message") -> Message:
-        obj = READ.require_object(obj, path)
-        role_value, role_path = READ.field(obj, "role", path)
+        obj = FIELDS.require_object(obj, path)
+        role_value, role_path = FIELDS.field(obj, "role", path)
         try:
             if isinstance(role_value, bool):
                 raise ValueError(role_value)
@@ -196,14 +196,14 @@ class Message:
         if role is Role.UNSPECIFIED:
             raise InvalidParamsError.for_field(role_path, "must be ROLE_USER or ROLE_AGENT")
         return cls(
-            message_id=READ.read_str(obj, "messageId", path, required=True),
+            message_id=FIELDS.read_str(obj, "messageId", path, required=True),
             role=role,
-            parts=READ.read_parts(obj, "parts", path, Part.from_wire),
-            context_id=READ.read_str(obj, "contextId", path) or "",
-            task_id=READ.read_str(obj, "taskId", path) or "",
-            metadata=READ.read_object(obj, "metadata", path) or {},
-            extensions=READ.read_str_list(obj, "extensions", path) or [],
-            reference_task_ids=READ.read_str_list(obj, "referenceTaskIds", path) or [],
+            parts=FIELDS.read_parts(obj, "parts", path, Part.from_wire),
+            context_id=FIELDS.read_str(obj, "contextId", path) or "",
+            task_id=FIELDS.read_str(obj, "taskId", path) or "",
+            metadata=FIELDS.read_object(obj, "metadata", path) or {},
+            extensions=FIELDS.read_str_list(obj, "extensions", path) or [],
+            reference_task_ids=FIELDS.read_str_list(obj, "referenceTaskIds", path) or [],
         )
 
     def to_wire(self) -> JSON:
@@ -233,14 +233,14 @@ class Artifact:
 
     @classmethod
     def from_wire(cls, obj: Any, path: str = "artifact") -> Artifact:
-        obj = READ.require_object(obj, path)
+        obj = FIELDS.require_object(obj, path)
         return cls(
-            artifact_id=READ.read_str(obj, "artifactId", path, required=True),
-            parts=READ.read_parts(obj, "parts", path, Part.from_wire),
-            name=READ.read_str(obj, "name", path) or "",
-            description=READ.read_str(obj, "description", path) or "",
-            metadata=READ.read_object(obj, "metadata", path) or {},
-            extensions=READ.read_str_list(obj, "extensions", path) or [],
+            artifact_id=FIELDS.read_str(obj, "artifactId", path, required=True),
+            parts=FIELDS.read_parts(obj, "parts", path, Part.from_wire),
+            name=FIELDS.read_str(obj, "name", path) or "",
+            description=FIELDS.read_str(obj, "description", path) or "",
+            metadata=FIELDS.read_object(obj, "metadata", path) or {},
+            extensions=FIELDS.read_str_list(obj, "extensions", path) or [],
         )
 
     def to_wire(self) -> JSON:
@@ -267,12 +267,14 @@ class SendMessageConfiguration:
     def from_wire(cls, obj: Any, path: str = "configuration") -> SendMessageConfiguration:
         if obj is None:
             return cls()
-        obj = READ.require_object(obj, path)
-        push, push_path = READ.field(obj, "taskPushNotificationConfig", path)
+        obj = FIELDS.require_object(obj, path)
+        push, push_path = FIELDS.field(obj, "taskPushNotificationConfig", path)
         return cls(
-            accepted_output_modes=READ.read_str_list(obj, "acceptedOutputModes", path) or [],
-            history_length=READ.read_int(obj, "historyLength", path, minimum=0, maximum=INT32_MAX),
-            return_immediately=bool(READ.read_bool(obj, "returnImmediately", path)),
+            accepted_output_modes=FIELDS.read_str_list(obj, "acceptedOutputModes", path) or [],
+            history_length=FIELDS.read_int(
+                obj, "historyLength", path, minimum=0, maximum=INT32_MAX
+            ),
+            return_immediately=bool(FIELDS.read_bool(obj, "returnImmediately", path)),
             push_notification_config=None
             if push is None
             else PushNotificationConfig.from_wire(push, push_path, task_id_required=False),
@@ -288,7 +290,7 @@ class SendMessageRequest:
 
     @classmethod
     def from_wire(cls, params: JSON) -> SendMessageRequest:
-        message_obj = READ.get(params, "message")
+        message_obj = FIELDS.get(params, "message")
         if message_obj is None:
             raise InvalidParamsError.for_field("message", "is required")
         message = Message.from_wire(message_obj, "message")
@@ -296,9 +298,9 @@ class SendMessageRequest:
             raise InvalidParamsError.for_field("message.role", "must be ROLE_USER")
         return cls(
             message=message,
-            configuration=SendMessageConfiguration.from_wire(READ.get(params, "configuration")),
-            metadata=READ.read_object(params, "metadata", "") or {},
-            tenant=READ.read_str(params, "tenant", "") or "",
+            configuration=SendMessageConfiguration.from_wire(FIELDS.get(params, "configuration")),
+            metadata=FIELDS.read_object(params, "metadata", "") or {},
+            tenant=FIELDS.read_str(params, "tenant", "") or "",
         )
 
 
@@ -310,8 +312,10 @@ class GetTaskRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> GetTaskRequest:
         return cls(
-            id=READ.read_str(params, "id", "", required=True),
-            history_length=READ.read_int(params, "historyLength", "", minimum=0, maximum=INT32_MAX),
+            id=FIELDS.read_str(params, "id", "", required=True),
+            history_length=FIELDS.read_int(
+                params, "historyLength", "", minimum=0, maximum=INT32_MAX
+            ),
         )
 
 
@@ -331,18 +335,20 @@ class ListTasksRequest:
 
     @classmethod
     def from_wire(cls, params: JSON) -> ListTasksRequest:
-        after = READ.get(params, "statusTimestampAfter")
-        page_size = READ.read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE)
+        after = FIELDS.get(params, "statusTimestampAfter")
+        page_size = FIELDS.read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE)
         return cls(
-            context_id=READ.read_str(params, "contextId", "") or "",
+            context_id=FIELDS.read_str(params, "contextId", "") or "",
             status=read_task_state(params, "status", ""),
             page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
-            page_token=READ.read_str(params, "pageToken", "") or "",
-            history_length=READ.read_int(params, "historyLength", "", minimum=0, maximum=INT32_MAX),
+            page_token=FIELDS.read_str(params, "pageToken", "") or "",
+            history_length=FIELDS.read_int(
+                params, "historyLength", "", minimum=0, maximum=INT32_MAX
+            ),
             status_timestamp_after=(
                 None if after is None else parse_timestamp(after, "statusTimestampAfter")
             ),
-            include_artifacts=bool(READ.read_bool(params, "includeArtifacts", "")),
+            include_artifacts=bool(FIELDS.read_bool(params, "includeArtifacts", "")),
         )
 
 
@@ -356,8 +362,8 @@ class TaskIdRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> TaskIdRequest:
         return cls(
-            id=READ.read_str(params, "id", "", required=True),
-            metadata=READ.read_object(params, "metadata", "") or {},
+            id=FIELDS.read_str(params, "id", "", required=True),
+            metadata=FIELDS.read_object(params, "metadata", "") or {},
         )
 
 
@@ -377,13 +383,13 @@ class PushNotificationConfig:
 
     @classmethod
     def from_wire(cls, obj: Any, path: str = "", *, task_id_required: bool = True) -> Any:
-        obj = READ.require_object(obj, path)
-        auth = READ.read_object(obj, "authentication", path)
+        obj = FIELDS.require_object(obj, path)
+        auth = FIELDS.read_object(obj, "authentication", path)
         auth_path = join(path, "authentication")
         scheme = credentials = ""
         if auth is not None:
-            scheme = READ.read_str(auth, "scheme", auth_path, required=True)
-            credentials = READ.read_str(auth, "credentials", auth_path) or ""
+            scheme = FIELDS.read_str(auth, "scheme", auth_path, required=True)
+            credentials = FIELDS.read_str(auth, "credentials", auth_path) or ""
             if not re.fullmatch(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+", scheme):
                 raise InvalidParamsError.for_field(
                     join(auth_path, "scheme"), "must be an HTTP auth scheme such as Bearer"
@@ -392,13 +398,13 @@ class PushNotificationConfig:
             raise InvalidParamsError.for_field(
                 join(auth_path, "credentials"), "must not contain line breaks"
             )
-        token = READ.read_str(obj, "token", path) or ""
+        token = FIELDS.read_str(obj, "token", path) or ""
         if any(c in token for c in "\r\n"):
             raise InvalidParamsError.for_field(join(path, "token"), "must not contain line breaks")
         return cls(
-            url=READ.read_str(obj, "url", path, required=True),
-            task_id=READ.read_str(obj, "taskId", path, required=task_id_required) or "",
-            id=READ.read_str(obj, "id", path) or "",
+            url=FIELDS.read_str(obj, "url", path, required=True),
+            task_id=FIELDS.read_str(obj, "taskId", path, required=task_id_required) or "",
+            id=FIELDS.read_str(obj, "id", path) or "",
             token=token,
             auth_scheme=scheme,
             credentials=credentials,
@@ -415,16 +421,16 @@ class PushConfigIdRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> PushConfigIdRequest:
         return cls(
-            task_id=READ.read_str(params, "taskId", "", required=True),
-            id=READ.read_str(params, "id", "", required=True),
+            task_id=FIELDS.read_str(params, "taskId", "", required=True),
+            id=FIELDS.read_str(params, "id", "", required=True),
         )
 
     @classmethod
     def from_wire_optional_id(cls, params: JSON) -> PushConfigIdRequest:
         """v0.3's get may leave out the config id."""
         return cls(
-            task_id=READ.read_str(params, "taskId", "", required=True),
-            id=READ.read_str(params, "id", "") or "",
+            task_id=FIELDS.read_str(params, "taskId", "", required=True),
+            id=FIELDS.read_str(params, "id", "") or "",
         )
 
 
@@ -437,7 +443,7 @@ class ListPushConfigsRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> ListPushConfigsRequest:
         return cls(
-            task_id=READ.read_str(params, "taskId", "", required=True),
-            page_size=READ.read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE),
-            page_token=READ.read_str(params, "pageToken", "") or "",
+            task_id=FIELDS.read_str(params, "taskId", "", required=True),
+            page_size=FIELDS.read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE),
+            page_token=FIELDS.read_str(params, "pageToken", "") or "",
         )

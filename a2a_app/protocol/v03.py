@@ -17,13 +17,11 @@ of GetTask and list/get/delete push-config params (v1.0 has no such field).
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
-
-JSON = dict[str, Any]
+from a2a_app.protocol.wire import JSON, Dialect, join, normalize_base64
+from a2a_app.protocol.wire import PLAIN_JSON as FIELDS
 
 _STATES = {
     "TASK_STATE_UNSPECIFIED": "unknown",
@@ -43,96 +41,100 @@ _ROLES_FROM_V03 = {v: k for k, v in _ROLES.items()}
 # v0.3 data parts hold only objects: other values travel as {"value": x} with this
 # metadata flag (the key the reference SDK uses, so its clients unwrap them too).
 DATA_WRAP_FLAG = "data_part_compat"
-_PARAMS = "params"
 
 
-# --- readers ---------------------------------------------------------------------------
+# --- shapes both v0.3 dialects share ---------------------------------------------------------
 
 
-def _join(path: str, name: str) -> str:
-    return name if path in ("", _PARAMS) else f"{path}.{name}"
+def wrap_data(data: Any, metadata: JSON | None) -> tuple[JSON, JSON | None]:
+    """A v1.0 data part's content and metadata as v0.3 data, which must be an object."""
+    if isinstance(data, dict):
+        return data, metadata
+    return {"value": data}, {**(metadata or {}), DATA_WRAP_FLAG: True}
 
 
-def _object(value: Any, path: str) -> JSON:
-    if not isinstance(value, dict):
-        raise InvalidParamsError.for_field(path or _PARAMS, "must be a JSON object")
-    return value
+def unwrap_data(data: JSON, metadata: JSON | None, path: str) -> tuple[Any, JSON | None]:
+    """The v1.0 content and metadata of v0.3 data at ``path``: a flagged wrapper is undone."""
+    if metadata is None or metadata.get(DATA_WRAP_FLAG) is not True:
+        return data, metadata
+    if "value" not in data:
+        raise InvalidParamsError.for_field(join(path, "value"), "is required")
+    return data["value"], {k: v for k, v in metadata.items() if k != DATA_WRAP_FLAG} or None
 
 
-def _str(obj: JSON, name: str, path: str, *, required: bool = False) -> str | None:
-    value = obj.get(name)
-    if value is None or (required and value == ""):
-        if required:
-            raise InvalidParamsError.for_field(_join(path, name), "is required")
-        return None
-    if not isinstance(value, str):
-        raise InvalidParamsError.for_field(_join(path, name), "must be a string")
-    return value
+def push_inner_from_v03(fields: Dialect, obj: Any, path: str) -> JSON:
+    """A v0.3 PushNotificationConfig → the flat v1.0 fields (no ``taskId``).
+
+    v1.0 has one authentication scheme: of several v0.3 ``schemes`` the first is kept.
+    """
+    obj = fields.require_object(obj, path)
+    out: JSON = {}
+    fields.put(out, "id", fields.read_str(obj, "id", path))
+    out["url"] = fields.read_str(obj, "url", path, required=True)
+    fields.put(out, "token", fields.read_str(obj, "token", path))
+    auth = fields.read_object(obj, "authentication", path)
+    if auth is not None:
+        auth_path = fields.field(obj, "authentication", path)[1]
+        schemes = fields.read_str_list(auth, "schemes", auth_path)
+        if not schemes:
+            raise InvalidParamsError.for_field(
+                join(auth_path, "schemes"), "at least one scheme is required"
+            )
+        out["authentication"] = {"scheme": schemes[0]}
+        fields.put(
+            out["authentication"], "credentials", fields.read_str(auth, "credentials", auth_path)
+        )
+    return out
 
 
-def _bool(obj: JSON, name: str, path: str) -> bool | None:
-    value = obj.get(name)
-    if value is not None and not isinstance(value, bool):
-        raise InvalidParamsError.for_field(_join(path, name), "must be true or false")
-    return value
+def push_inner_to_v03(fields: Dialect, config: JSON) -> JSON:
+    """A flat v1.0 push config's fields as a v0.3 PushNotificationConfig."""
+    out: JSON = {}
+    fields.copy(config, out, "id", "url", "token")
+    auth = config.get("authentication")
+    if auth is not None:
+        out["authentication"] = {"schemes": [auth["scheme"]] if auth.get("scheme") else []}
+        fields.copy(auth, out["authentication"], "credentials")
+    return out
 
 
-def _int(obj: JSON, name: str, path: str) -> int | None:
-    value = obj.get(name)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise InvalidParamsError.for_field(_join(path, name), "must be an integer")
-    return value
+def configuration_from_v03(
+    fields: Dialect,
+    config: JSON,
+    path: str,
+    push: tuple[str, Any],
+    *,
+    history_minimum: int | None = None,
+) -> JSON:
+    """A v0.3 SendMessageConfiguration → v1.0. ``push`` is the name of its push config
+    field and the reader for it. Absent ``blocking`` stays absent: both generations block
+    by default."""
+    push_name, read_push = push
+    out: JSON = {}
+    fields.put(
+        out, "acceptedOutputModes", fields.read_str_list(config, "acceptedOutputModes", path)
+    )
+    fields.put(
+        out,
+        "historyLength",
+        fields.read_int(config, "historyLength", path, minimum=history_minimum),
+    )
+    blocking = fields.read_bool(config, "blocking", path)
+    if blocking is not None:
+        out["returnImmediately"] = not blocking
+    push_config, push_path = fields.field(config, push_name, path)
+    if push_config is not None:
+        out["taskPushNotificationConfig"] = read_push(push_config, push_path)
+    return out
 
 
-def _opt_object(obj: JSON, name: str, path: str) -> JSON | None:
-    value = obj.get(name)
-    return None if value is None else _object(value, _join(path, name))
-
-
-def _str_list(obj: JSON, name: str, path: str) -> list[str] | None:
-    value = obj.get(name)
-    if value is not None and (
-        not isinstance(value, list) or not all(isinstance(v, str) for v in value)
-    ):
-        raise InvalidParamsError.for_field(_join(path, name), "must be a list of strings")
-    return value
-
-
-def _list(obj: JSON, name: str, path: str, *, required: bool = False) -> list[Any] | None:
-    value = obj.get(name)
-    if value is None:
-        if required:
-            raise InvalidParamsError.for_field(_join(path, name), "is required")
-        return None
-    if not isinstance(value, list):
-        raise InvalidParamsError.for_field(_join(path, name), "must be a list")
-    return value
-
-
-def _base64(value: str, path: str) -> None:
-    """Accept what the v1.0 parser accepts: standard or URL-safe, padded or not."""
-    text = value.strip().replace("-", "+").replace("_", "/")
-    try:
-        base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        raise InvalidParamsError.for_field(path, "is not valid base64") from None
-
-
-def _set(out: JSON, name: str, value: Any) -> None:
-    if value is not None:
-        out[name] = value
-
-
-def _copy(src: JSON, dst: JSON, *names: str) -> None:
-    for name in names:
-        if src.get(name) is not None:
-            dst[name] = src[name]
+# --- readers -----------------------------------------------------------------------------
 
 
 def _kind(obj: JSON, expected: str, path: str) -> None:
     """``kind`` may be omitted, but when given it must name the expected object."""
     if obj.get("kind", expected) != expected:
-        raise InvalidParamsError.for_field(_join(path, "kind"), f"must be {expected!r}")
+        raise InvalidParamsError.for_field(join(path, "kind"), f"must be {expected!r}")
 
 
 # --- states and roles ----------------------------------------------------------------
@@ -167,79 +169,71 @@ def role_from_v03(value: Any, path: str = "message.role") -> str:
 # --- parts -----------------------------------------------------------------------------
 
 
-def _part_from(obj: Any, path: str, kind_key: str) -> JSON:
-    obj = _object(obj, path)
+def part_from_v03(obj: Any, path: str = "part", kind_key: str = "kind") -> JSON:
+    """A v0.3 part → v1.0. ``kind_key`` is ``type`` in the pre-0.3 shape."""
+    obj = FIELDS.require_object(obj, path)
     kind = obj.get(kind_key)
-    metadata = _opt_object(obj, "metadata", path)
+    metadata = FIELDS.read_object(obj, "metadata", path)
     out: JSON = {}
     if kind == "text":
         text = obj.get("text")
         if not isinstance(text, str):
-            raise InvalidParamsError.for_field(_join(path, "text"), "must be a string")
+            raise InvalidParamsError.for_field(join(path, "text"), "must be a string")
         out["text"] = text
     elif kind == "file":
-        file = _object(obj.get("file"), _join(path, "file"))
-        file_path = _join(path, "file")
+        file_path = join(path, "file")
+        file = FIELDS.require_object(obj.get("file"), file_path)
         if ("bytes" in file) == ("uri" in file):
             raise InvalidParamsError.for_field(file_path, "exactly one of bytes or uri is required")
         if "bytes" in file:
             raw = file["bytes"]
             if not isinstance(raw, str):
-                raise InvalidParamsError.for_field(_join(file_path, "bytes"), "must be a string")
-            _base64(raw, _join(file_path, "bytes"))
+                raise InvalidParamsError.for_field(join(file_path, "bytes"), "must be a string")
+            # Checked only: the client's spelling of the bytes is passed on as sent.
+            normalize_base64(raw, join(file_path, "bytes"))
             out["raw"] = raw
         else:
-            out["url"] = _str(file, "uri", file_path, required=True)
-        _set(out, "filename", _str(file, "name", file_path))
-        _set(out, "mediaType", _str(file, "mimeType", file_path))
+            out["url"] = FIELDS.read_str(file, "uri", file_path, required=True)
+        FIELDS.put(out, "filename", FIELDS.read_str(file, "name", file_path))
+        FIELDS.put(out, "mediaType", FIELDS.read_str(file, "mimeType", file_path))
     elif kind == "data":
-        data = _object(obj.get("data"), _join(path, "data"))
-        if metadata is not None and metadata.get(DATA_WRAP_FLAG) is True:
-            if "value" not in data:
-                raise InvalidParamsError.for_field(_join(path, "data.value"), "is required")
-            data = data["value"]
-            metadata = {k: v for k, v in metadata.items() if k != DATA_WRAP_FLAG} or None
-        out["data"] = data
+        data_path = join(path, "data")
+        data = FIELDS.require_object(obj.get("data"), data_path)
+        out["data"], metadata = unwrap_data(data, metadata, data_path)
         out["mediaType"] = "application/json"
     else:
-        raise InvalidParamsError.for_field(_join(path, kind_key), "must be text, file or data")
-    _set(out, "metadata", metadata)
+        raise InvalidParamsError.for_field(join(path, kind_key), "must be text, file or data")
+    FIELDS.put(out, "metadata", metadata)
     return out
 
 
-def _part_to(part: JSON, kind_key: str) -> JSON:
+def part_to_v03(part: JSON, kind_key: str = "kind") -> JSON:
+    """A v1.0 part → v0.3. ``kind_key`` is ``type`` in the pre-0.3 shape."""
     metadata = part.get("metadata")
     if "text" in part:
         out: JSON = {kind_key: "text", "text": part["text"]}
     elif "raw" in part or "url" in part:
         file: JSON = {"bytes": part["raw"]} if "raw" in part else {"uri": part["url"]}
-        _set(file, "name", part.get("filename"))
-        _set(file, "mimeType", part.get("mediaType"))
+        FIELDS.put(file, "name", part.get("filename"))
+        FIELDS.put(file, "mimeType", part.get("mediaType"))
         out = {kind_key: "file", "file": file}
     elif "data" in part:
-        data = part["data"]
-        if not isinstance(data, dict):
-            data = {"value": data}
-            metadata = {**(metadata or {}), DATA_WRAP_FLAG: True}
+        data, metadata = wrap_data(part["data"], metadata)
         out = {kind_key: "data", "data": data}
     else:
         raise ValueError("a v1.0 part must have text, raw, url or data")
-    _set(out, "metadata", metadata)
+    FIELDS.put(out, "metadata", metadata)
     return out
 
 
-def part_from_v03(obj: Any, path: str = "part") -> JSON:
-    return _part_from(obj, path, "kind")
+def parts_from_v03(obj: JSON, path: str, kind_key: str = "kind") -> list[JSON]:
+    """The required ``parts`` of a message or artifact; an empty list is left to the v1.0
+    parser, which names the same field."""
 
+    def read_part(part: Any, part_path: str) -> JSON:
+        return part_from_v03(part, part_path, kind_key)
 
-def part_to_v03(part: JSON) -> JSON:
-    return _part_to(part, "kind")
-
-
-def _parts_from(obj: JSON, path: str, kind_key: str = "kind") -> list[JSON]:
-    parts = _list(obj, "parts", path, required=True)
-    base = _join(path, "parts")
-    return [_part_from(p, f"{base}[{i}]", kind_key) for i, p in enumerate(parts)]
+    return FIELDS.read_parts(obj, "parts", path, read_part, allow_empty=True)
 
 
 # --- messages, artifacts, status, tasks --------------------------------------------------
@@ -248,18 +242,18 @@ _MESSAGE_OPTIONAL = ("contextId", "taskId", "metadata", "extensions", "reference
 
 
 def message_from_v03(obj: Any, path: str = "message") -> JSON:
-    obj = _object(obj, path)
+    obj = FIELDS.require_object(obj, path)
     _kind(obj, "message", path)
     out: JSON = {
-        "messageId": _str(obj, "messageId", path, required=True),
-        "role": role_from_v03(obj.get("role"), _join(path, "role")),
-        "parts": _parts_from(obj, path),
+        "messageId": FIELDS.read_str(obj, "messageId", path, required=True),
+        "role": role_from_v03(obj.get("role"), join(path, "role")),
+        "parts": parts_from_v03(obj, path),
     }
-    _set(out, "contextId", _str(obj, "contextId", path))
-    _set(out, "taskId", _str(obj, "taskId", path))
-    _set(out, "metadata", _opt_object(obj, "metadata", path))
-    _set(out, "extensions", _str_list(obj, "extensions", path))
-    _set(out, "referenceTaskIds", _str_list(obj, "referenceTaskIds", path))
+    FIELDS.put(out, "contextId", FIELDS.read_str(obj, "contextId", path))
+    FIELDS.put(out, "taskId", FIELDS.read_str(obj, "taskId", path))
+    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
+    FIELDS.put(out, "extensions", FIELDS.read_str_list(obj, "extensions", path))
+    FIELDS.put(out, "referenceTaskIds", FIELDS.read_str_list(obj, "referenceTaskIds", path))
     return out
 
 
@@ -270,35 +264,35 @@ def message_to_v03(message: JSON) -> JSON:
         "role": role_to_v03(message["role"]),
         "parts": [part_to_v03(p) for p in message.get("parts", [])],
     }
-    _copy(message, out, *_MESSAGE_OPTIONAL)
+    FIELDS.copy(message, out, *_MESSAGE_OPTIONAL)
     return out
 
 
 def artifact_from_v03(obj: Any, path: str = "artifact") -> JSON:
-    obj = _object(obj, path)
-    out: JSON = {"artifactId": _str(obj, "artifactId", path, required=True)}
-    _set(out, "name", _str(obj, "name", path))
-    _set(out, "description", _str(obj, "description", path))
-    out["parts"] = _parts_from(obj, path)
-    _set(out, "metadata", _opt_object(obj, "metadata", path))
-    _set(out, "extensions", _str_list(obj, "extensions", path))
+    obj = FIELDS.require_object(obj, path)
+    out: JSON = {"artifactId": FIELDS.read_str(obj, "artifactId", path, required=True)}
+    FIELDS.put(out, "name", FIELDS.read_str(obj, "name", path))
+    FIELDS.put(out, "description", FIELDS.read_str(obj, "description", path))
+    out["parts"] = parts_from_v03(obj, path)
+    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
+    FIELDS.put(out, "extensions", FIELDS.read_str_list(obj, "extensions", path))
     return out
 
 
 def artifact_to_v03(artifact: JSON) -> JSON:
     out: JSON = {"artifactId": artifact["artifactId"]}
-    _copy(artifact, out, "name", "description")
+    FIELDS.copy(artifact, out, "name", "description")
     out["parts"] = [part_to_v03(p) for p in artifact.get("parts", [])]
-    _copy(artifact, out, "metadata", "extensions")
+    FIELDS.copy(artifact, out, "metadata", "extensions")
     return out
 
 
 def status_from_v03(obj: Any, path: str = "status") -> JSON:
-    obj = _object(obj, path)
-    out: JSON = {"state": state_from_v03(obj.get("state"), _join(path, "state"))}
+    obj = FIELDS.require_object(obj, path)
+    out: JSON = {"state": state_from_v03(obj.get("state"), join(path, "state"))}
     if obj.get("message") is not None:
-        out["message"] = message_from_v03(obj["message"], _join(path, "message"))
-    _set(out, "timestamp", _str(obj, "timestamp", path))
+        out["message"] = message_from_v03(obj["message"], join(path, "message"))
+    FIELDS.put(out, "timestamp", FIELDS.read_str(obj, "timestamp", path))
     return out
 
 
@@ -306,32 +300,32 @@ def status_to_v03(status: JSON) -> JSON:
     out: JSON = {"state": state_to_v03(status.get("state", "TASK_STATE_UNSPECIFIED"))}
     if status.get("message") is not None:
         out["message"] = message_to_v03(status["message"])
-    _copy(status, out, "timestamp")
+    FIELDS.copy(status, out, "timestamp")
     return out
 
 
 def _ids_from(obj: JSON, path: str, out: JSON, *names: str) -> None:
     """v0.3 requires these ids while v1.0 may leave them unset: "" means absent."""
     for name in names:
-        value = _str(obj, name, path)
+        value = FIELDS.read_str(obj, name, path)
         if value:
             out[name] = value
 
 
 def task_from_v03(obj: Any, path: str = "task") -> JSON:
-    obj = _object(obj, path)
+    obj = FIELDS.require_object(obj, path)
     _kind(obj, "task", path)
-    out: JSON = {"id": _str(obj, "id", path, required=True)}
+    out: JSON = {"id": FIELDS.read_str(obj, "id", path, required=True)}
     _ids_from(obj, path, out, "contextId")
     if obj.get("status") is None:
-        raise InvalidParamsError.for_field(_join(path, "status"), "is required")
-    out["status"] = status_from_v03(obj["status"], _join(path, "status"))
+        raise InvalidParamsError.for_field(join(path, "status"), "is required")
+    out["status"] = status_from_v03(obj["status"], join(path, "status"))
     for name, convert in (("artifacts", artifact_from_v03), ("history", message_from_v03)):
-        items = _list(obj, name, path)
+        items = FIELDS.read_list(obj, name, path)
         if items is not None:
-            base = _join(path, name)
+            base = join(path, name)
             out[name] = [convert(item, f"{base}[{i}]") for i, item in enumerate(items)]
-    _set(out, "metadata", _opt_object(obj, "metadata", path))
+    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
     return out
 
 
@@ -346,7 +340,7 @@ def task_to_v03(task: JSON) -> JSON:
         out["artifacts"] = [artifact_to_v03(a) for a in task["artifacts"]]
     if task.get("history") is not None:
         out["history"] = [message_to_v03(m) for m in task["history"]]
-    _copy(task, out, "metadata")
+    FIELDS.copy(task, out, "metadata")
     return out
 
 
@@ -368,7 +362,7 @@ def stream_response_to_v03(response: JSON, *, final: bool) -> JSON:
             "status": status_to_v03(event.get("status", {})),
             "final": final,
         }
-        _copy(event, out, "metadata")
+        FIELDS.copy(event, out, "metadata")
         return out
     if "artifactUpdate" in response:
         event = response["artifactUpdate"]
@@ -378,7 +372,7 @@ def stream_response_to_v03(response: JSON, *, final: bool) -> JSON:
             "contextId": event.get("contextId", ""),
             "artifact": artifact_to_v03(event["artifact"]),
         }
-        _copy(event, out, "append", "lastChunk", "metadata")
+        FIELDS.copy(event, out, "append", "lastChunk", "metadata")
         return out
     raise ValueError(
         "a v1.0 StreamResponse must have task, message, statusUpdate or artifactUpdate"
@@ -388,7 +382,7 @@ def stream_response_to_v03(response: JSON, *, final: bool) -> JSON:
 def stream_response_from_v03(obj: Any, path: str = "result") -> JSON:
     """The v1.0 StreamResponse for a bare v0.3 event. ``final`` is dropped: v1.0 ends the
     stream by closing it."""
-    obj = _object(obj, path)
+    obj = FIELDS.require_object(obj, path)
     kind = obj.get("kind")
     if kind == "task":
         return {"task": task_from_v03(obj, path)}
@@ -396,103 +390,63 @@ def stream_response_from_v03(obj: Any, path: str = "result") -> JSON:
         return {"message": message_from_v03(obj, path)}
     if kind not in ("status-update", "artifact-update"):
         raise InvalidParamsError.for_field(
-            _join(path, "kind"), "must be task, message, status-update or artifact-update"
+            join(path, "kind"), "must be task, message, status-update or artifact-update"
         )
     event: JSON = {}
     _ids_from(obj, path, event, "taskId", "contextId")
     if kind == "status-update":
-        _bool(obj, "final", path)
+        FIELDS.read_bool(obj, "final", path)
         if obj.get("status") is None:
-            raise InvalidParamsError.for_field(_join(path, "status"), "is required")
-        event["status"] = status_from_v03(obj["status"], _join(path, "status"))
-        _set(event, "metadata", _opt_object(obj, "metadata", path))
+            raise InvalidParamsError.for_field(join(path, "status"), "is required")
+        event["status"] = status_from_v03(obj["status"], join(path, "status"))
+        FIELDS.put(event, "metadata", FIELDS.read_object(obj, "metadata", path))
         return {"statusUpdate": event}
     if obj.get("artifact") is None:
-        raise InvalidParamsError.for_field(_join(path, "artifact"), "is required")
-    event["artifact"] = artifact_from_v03(obj["artifact"], _join(path, "artifact"))
-    _set(event, "append", _bool(obj, "append", path))
-    _set(event, "lastChunk", _bool(obj, "lastChunk", path))
-    _set(event, "metadata", _opt_object(obj, "metadata", path))
+        raise InvalidParamsError.for_field(join(path, "artifact"), "is required")
+    event["artifact"] = artifact_from_v03(obj["artifact"], join(path, "artifact"))
+    FIELDS.put(event, "append", FIELDS.read_bool(obj, "append", path))
+    FIELDS.put(event, "lastChunk", FIELDS.read_bool(obj, "lastChunk", path))
+    FIELDS.put(event, "metadata", FIELDS.read_object(obj, "metadata", path))
     return {"artifactUpdate": event}
 
 
 # --- push notification configs --------------------------------------------------------
 
 
-def _push_inner_to_v03(config: JSON) -> JSON:
-    out: JSON = {}
-    _copy(config, out, "id", "url", "token")
-    auth = config.get("authentication")
-    if auth is not None:
-        out["authentication"] = {"schemes": [auth["scheme"]] if auth.get("scheme") else []}
-        _copy(auth, out["authentication"], "credentials")
-    return out
-
-
 def push_config_to_v03(config: JSON) -> JSON:
     """A flat v1.0 TaskPushNotificationConfig as the v0.3 wrapper (``tenant`` is dropped)."""
     return {
         "taskId": config.get("taskId", ""),
-        "pushNotificationConfig": _push_inner_to_v03(config),
+        "pushNotificationConfig": push_inner_to_v03(FIELDS, config),
     }
 
 
-def push_config_from_v03(obj: Any, path: str = _PARAMS, task_id: str = "") -> JSON:
+def push_config_from_v03(obj: Any, path: str = "", task_id: str = "") -> JSON:
     """The flat v1.0 config for a v0.3 TaskPushNotificationConfig wrapper, or for a bare
-    PushNotificationConfig whose task is ``task_id`` ("" inside send configurations).
-
-    v1.0 has one authentication scheme: of several v0.3 ``schemes`` the first is kept.
-    """
-    obj = _object(obj, path)
-    out: JSON = {}
+    PushNotificationConfig whose task is ``task_id`` ("" inside send configurations)."""
+    obj = FIELDS.require_object(obj, path)
     if "pushNotificationConfig" in obj:
-        task_id = _str(obj, "taskId", path, required=not task_id) or task_id
-        path = _join(path, "pushNotificationConfig")
-        obj = _object(obj["pushNotificationConfig"], path)
-    if task_id:
-        out["taskId"] = task_id
-    _set(out, "id", _str(obj, "id", path))
-    out["url"] = _str(obj, "url", path, required=True)
-    _set(out, "token", _str(obj, "token", path))
-    auth = _opt_object(obj, "authentication", path)
-    if auth is not None:
-        auth_path = _join(path, "authentication")
-        schemes = _str_list(auth, "schemes", auth_path)
-        if not schemes:
-            raise InvalidParamsError.for_field(
-                _join(auth_path, "schemes"), "at least one scheme is required"
-            )
-        out["authentication"] = {"scheme": schemes[0]}
-        _set(out["authentication"], "credentials", _str(auth, "credentials", auth_path))
-    return out
+        task_id = FIELDS.read_str(obj, "taskId", path, required=not task_id) or task_id
+        path = join(path, "pushNotificationConfig")
+        obj = obj["pushNotificationConfig"]
+    config = push_inner_from_v03(FIELDS, obj, path)
+    return {"taskId": task_id, **config} if task_id else config
 
 
 # --- request params ------------------------------------------------------------------
 
 
 def send_params_from_v03(params: Any) -> JSON:
-    """MessageSendParams → SendMessageRequest. Absent ``blocking`` stays absent: both
-    generations block by default."""
-    params = _object(params, _PARAMS)
+    """MessageSendParams → SendMessageRequest."""
+    params = FIELDS.require_object(params, "")
     if params.get("message") is None:
         raise InvalidParamsError.for_field("message", "is required")
     out: JSON = {"message": message_from_v03(params["message"], "message")}
-    config = _opt_object(params, "configuration", _PARAMS)
+    config = FIELDS.read_object(params, "configuration", "")
     if config is not None:
-        path = "configuration"
-        converted: JSON = {}
-        _set(converted, "acceptedOutputModes", _str_list(config, "acceptedOutputModes", path))
-        _set(converted, "historyLength", _int(config, "historyLength", path))
-        blocking = _bool(config, "blocking", path)
-        if blocking is not None:
-            converted["returnImmediately"] = not blocking
-        push = config.get("pushNotificationConfig")
-        if push is not None:
-            converted["taskPushNotificationConfig"] = push_config_from_v03(
-                push, _join(path, "pushNotificationConfig")
-            )
-        out["configuration"] = converted
-    _set(out, "metadata", _opt_object(params, "metadata", _PARAMS))
+        push = ("pushNotificationConfig", push_config_from_v03)
+        out["configuration"] = configuration_from_v03(FIELDS, config, "configuration", push)
+    FIELDS.put(out, "metadata", FIELDS.read_object(params, "metadata", ""))
     return out
 
 
@@ -501,28 +455,28 @@ def send_params_to_v03(params: JSON) -> JSON:
     config = params.get("configuration")
     if config is not None:
         converted: JSON = {}
-        _copy(config, converted, "acceptedOutputModes", "historyLength")
+        FIELDS.copy(config, converted, "acceptedOutputModes", "historyLength")
         if config.get("returnImmediately") is not None:
             converted["blocking"] = not config["returnImmediately"]
         if config.get("taskPushNotificationConfig") is not None:
-            push = _push_inner_to_v03(config["taskPushNotificationConfig"])
+            push = push_inner_to_v03(FIELDS, config["taskPushNotificationConfig"])
             converted["pushNotificationConfig"] = push
         out["configuration"] = converted
-    _copy(params, out, "metadata")
+    FIELDS.copy(params, out, "metadata")
     return out
 
 
 def _task_id_params(params: Any) -> tuple[JSON, str]:
-    params = _object(params, _PARAMS)
-    _opt_object(params, "metadata", _PARAMS)
-    return params, _str(params, "id", _PARAMS, required=True)
+    params = FIELDS.require_object(params, "")
+    FIELDS.read_object(params, "metadata", "")
+    return params, FIELDS.read_str(params, "id", "", required=True)
 
 
 def task_query_from_v03(params: Any) -> JSON:
     """TaskQueryParams → GetTask params."""
     params, task_id = _task_id_params(params)
     out: JSON = {"id": task_id}
-    _set(out, "historyLength", _int(params, "historyLength", _PARAMS))
+    FIELDS.put(out, "historyLength", FIELDS.read_int(params, "historyLength", ""))
     return out
 
 
@@ -530,7 +484,7 @@ def task_id_params_from_v03(params: Any) -> JSON:
     """TaskIdParams → CancelTask / SubscribeToTask params."""
     params, task_id = _task_id_params(params)
     out: JSON = {"id": task_id}
-    _copy(params, out, "metadata")
+    FIELDS.copy(params, out, "metadata")
     return out
 
 
@@ -539,7 +493,7 @@ def push_get_params_from_v03(params: Any) -> JSON:
     id be omitted (one config per task); then ``id`` is absent and the caller decides."""
     params, task_id = _task_id_params(params)
     out: JSON = {"taskId": task_id}
-    _set(out, "id", _str(params, "pushNotificationConfigId", _PARAMS))
+    FIELDS.put(out, "id", FIELDS.read_str(params, "pushNotificationConfigId", ""))
     return out
 
 
@@ -551,7 +505,7 @@ def push_delete_params_from_v03(params: Any) -> JSON:
     params, task_id = _task_id_params(params)
     return {
         "taskId": task_id,
-        "id": _str(params, "pushNotificationConfigId", _PARAMS, required=True),
+        "id": FIELDS.read_str(params, "pushNotificationConfigId", "", required=True),
     }
 
 

@@ -94,7 +94,8 @@ class Dialect:
     root: str = "params"
     #: ProtoJSON: an integer may travel as a decimal string.
     numeric_strings: bool = False
-    #: ProtoJSON: ``""`` is a string's default, so it reads as absent and is not written.
+    #: ProtoJSON: an empty string or list is a field's default, so it reads as absent; an
+    #: empty string is not written either.
     empty_is_unset: bool = False
 
     def field(self, obj: JSON, name: str, path: str, *aliases: str) -> tuple[Any, str]:
@@ -166,7 +167,7 @@ class Dialect:
             not isinstance(value, list) or not all(isinstance(v, str) for v in value)
         ):
             raise InvalidParamsError.for_field(where, "must be a list of strings")
-        return value
+        return None if self.empty_is_unset and value == [] else value
 
     def read_parts(
         self, obj: JSON, name: str, path: str, read_part: PartReader, *, allow_empty: bool = False
