@@ -1,7 +1,8 @@
 """v0.3 JSON-RPC ⇄ v1.0 ProtoJSON conversion (spec reference §6.2), without Django.
 
-Round trips go both ways for every object kind, and every v1.0 dict the converters
-produce is fed to our v1.0 parser to prove the service would accept it.
+Round trips go both ways for every object kind (the client direction from
+:mod:`tests.v03_client`), and every v1.0 dict the converters produce is fed to our v1.0
+parser to prove the service would accept it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from a2a_app.protocol.types import (
     parse_task_state,
     parse_timestamp,
 )
+from tests import v03_client as client
 
 STATES = [
     ("TASK_STATE_SUBMITTED", "submitted"),
@@ -186,7 +188,7 @@ def check_v1_task(task: dict[str, Any]) -> None:
 @pytest.mark.parametrize(("v1", "old"), STATES)
 def test_every_state_maps_both_ways(v1: str, old: str) -> None:
     assert v03.state_to_v03(v1) == old
-    assert v03.state_from_v03(old) == v1
+    assert client.state_from_v03(old) == v1
     assert TaskState(v1)  # the names are the parser's
 
 
@@ -199,13 +201,6 @@ def test_every_role_maps_both_ways(v1: str, old: str) -> None:
     assert v03.role_to_v03(v1) == old
     assert v03.role_from_v03(old) == v1
     assert Role(v1)
-
-
-@pytest.mark.parametrize("value", ["cancelled", "COMPLETED", "TASK_STATE_COMPLETED", None, 3])
-def test_unknown_v03_state_is_rejected(value: Any) -> None:
-    with pytest.raises(InvalidParamsError) as excinfo:
-        v03.state_from_v03(value, "result.status.state")
-    assert field_of(excinfo) == "result.status.state"
 
 
 @pytest.mark.parametrize("value", ["ROLE_USER", "User", "system", None, 1])
@@ -320,23 +315,23 @@ def test_message_with_all_fields_round_trips_from_v1() -> None:
 
 
 def test_artifact_round_trips() -> None:
-    v1 = v03.artifact_from_v03(ARTIFACT_V03)
+    v1 = client.artifact_from_v03(ARTIFACT_V03)
     Artifact.from_wire(v1)
     assert v03.artifact_to_v03(v1) == ARTIFACT_V03
     for artifact in TASK_V1["artifacts"]:
-        assert v03.artifact_from_v03(v03.artifact_to_v03(artifact)) == artifact
+        assert client.artifact_from_v03(v03.artifact_to_v03(artifact)) == artifact
 
 
 @pytest.mark.parametrize(("v1_state", "old_state"), STATES)
 def test_status_round_trips_in_every_state(v1_state: str, old_state: str) -> None:
     old = {"state": old_state, "timestamp": "2025-10-28T10:30:00Z"}
-    v1 = v03.status_from_v03(old)
+    v1 = client.status_from_v03(old)
     assert v1 == {"state": v1_state, "timestamp": "2025-10-28T10:30:00Z"}
     assert v03.status_to_v03(v1) == old
 
 
 def test_task_round_trips_from_v03() -> None:
-    v1 = v03.task_from_v03(TASK_V03)
+    v1 = client.task_from_v03(TASK_V03)
     check_v1_task(v1)
     assert "kind" not in v1 and v1["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
     assert v03.task_to_v03(v1) == TASK_V03
@@ -346,22 +341,16 @@ def test_task_round_trips_from_v1() -> None:
     down = v03.task_to_v03(TASK_V1)
     assert down["kind"] == "task" and down["status"]["state"] == "completed"
     assert down["artifacts"][1]["parts"][0]["data"] == {"value": ["not", "an", "object"]}
-    up = v03.task_from_v03(down)
+    up = client.task_from_v03(down)
     check_v1_task(up)
     assert up == TASK_V1
-
-
-def test_task_with_another_kind_is_rejected() -> None:
-    with pytest.raises(InvalidParamsError) as excinfo:
-        v03.task_from_v03({**TASK_V03, "kind": "message"}, "result")
-    assert field_of(excinfo) == "result.kind"
 
 
 def test_task_without_context_id_gets_the_v03_required_field() -> None:
     task = {"id": "t", "status": {"state": "TASK_STATE_SUBMITTED"}}
     down = v03.task_to_v03(task)
     assert down == {"kind": "task", "id": "t", "contextId": "", "status": {"state": "submitted"}}
-    assert v03.task_from_v03(down) == task
+    assert client.task_from_v03(down) == task
 
 
 # --- stream responses ---------------------------------------------------------------------------
@@ -400,7 +389,7 @@ def test_stream_response_round_trips_from_v1(response: dict[str, Any], final: bo
     down = v03.stream_response_to_v03(response, final=final)
     assert down["kind"] in ("task", "message", "status-update", "artifact-update")
     assert ("final" in down) == ("statusUpdate" in response)
-    assert v03.stream_response_from_v03(down) == response
+    assert client.stream_response_from_v03(down) == response
 
 
 @pytest.mark.parametrize("final", [True, False])
@@ -445,7 +434,7 @@ def test_artifact_update_converts_exactly() -> None:
     ids=["task", "message", "status-update", "artifact-update"],
 )
 def test_stream_response_round_trips_from_v03(event: dict[str, Any], final: bool) -> None:
-    v1 = v03.stream_response_from_v03(event)
+    v1 = client.stream_response_from_v03(event)
     assert len(v1) == 1
     expected = {**event, "final": final} if event["kind"] == "status-update" else event
     assert v03.stream_response_to_v03(v1, final=final) == expected
@@ -561,7 +550,7 @@ def test_send_params_round_trip_from_v03(blocking: bool | None, return_immediate
     expected = copy.deepcopy(old)
     for absent in ("taskId", "referenceTaskIds"):
         del expected["message"][absent]
-    assert v03.send_params_to_v03(v1) == expected
+    assert client.send_params_to_v03(v1) == expected
 
 
 def test_send_params_convert_exactly() -> None:
@@ -597,7 +586,7 @@ def test_send_params_round_trip_from_v1(return_immediately: bool | None) -> None
         "configuration": config,
         "metadata": {"k": "v"},
     }
-    down = v03.send_params_to_v03(v1)
+    down = client.send_params_to_v03(v1)
     assert down["configuration"].get("blocking") == (
         None if return_immediately is None else not return_immediately
     )
@@ -822,45 +811,6 @@ def test_send_params_validation_names_the_field(params: Any, field: str) -> None
 def test_request_params_validation_names_the_field(function: Any, params: Any, field: str) -> None:
     with pytest.raises(InvalidParamsError) as excinfo:
         function(params)
-    assert field_of(excinfo) == field
-
-
-@pytest.mark.parametrize(
-    ("obj", "field"),
-    [
-        ({**TASK_V03, "id": None}, "result.id"),
-        ({**TASK_V03, "status": None}, "result.status"),
-        ({**TASK_V03, "status": {"state": "done"}}, "result.status.state"),
-        ({**TASK_V03, "status": {"state": "working", "timestamp": 1}}, "result.status.timestamp"),
-        (
-            {**TASK_V03, "status": {"state": "working", "message": {"kind": "message"}}},
-            "result.status.message.messageId",
-        ),
-        ({**TASK_V03, "history": {}}, "result.history"),
-        ({**TASK_V03, "history": [AGENT_MESSAGE_V03, 1]}, "result.history[1]"),
-        ({**TASK_V03, "artifacts": [{"parts": []}]}, "result.artifacts[0].artifactId"),
-        (
-            {**TASK_V03, "artifacts": [{"artifactId": "a", "parts": [{"kind": "x"}]}]},
-            "result.artifacts[0].parts[0].kind",
-        ),
-        ({"kind": "status-update", "taskId": "t", "contextId": "c"}, "result.status"),
-        (
-            {"kind": "status-update", "status": {"state": "working"}, "final": "yes"},
-            "result.final",
-        ),
-        ({"kind": "artifact-update", "taskId": 1}, "result.taskId"),
-        ({"kind": "artifact-update", "taskId": "t"}, "result.artifact"),
-        (
-            {"kind": "artifact-update", "artifact": ARTIFACT_V03, "append": "no"},
-            "result.append",
-        ),
-        ({"kind": "nope"}, "result.kind"),
-        ("text", "result"),
-    ],
-)
-def test_stream_event_validation_names_the_field(obj: Any, field: str) -> None:
-    with pytest.raises(InvalidParamsError) as excinfo:
-        v03.stream_response_from_v03(obj)
     assert field_of(excinfo) == field
 
 

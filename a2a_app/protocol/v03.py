@@ -34,7 +34,6 @@ _STATES = {
     "TASK_STATE_REJECTED": "rejected",
     "TASK_STATE_AUTH_REQUIRED": "auth-required",
 }
-_STATES_FROM_V03 = {v: k for k, v in _STATES.items()}
 _ROLES = {"ROLE_USER": "user", "ROLE_AGENT": "agent"}
 _ROLES_FROM_V03 = {v: k for k, v in _ROLES.items()}
 
@@ -128,10 +127,7 @@ def configuration_from_v03(
     return out
 
 
-# --- readers -----------------------------------------------------------------------------
-
-
-def _kind(obj: JSON, expected: str, path: str) -> None:
+def check_kind(obj: JSON, expected: str, path: str) -> None:
     """``kind`` may be omitted, but when given it must name the expected object."""
     if obj.get("kind", expected) != expected:
         raise InvalidParamsError.for_field(join(path, "kind"), f"must be {expected!r}")
@@ -145,12 +141,6 @@ def state_to_v03(state: str) -> str:
         return _STATES[state]
     except KeyError:
         raise ValueError(f"unknown v1.0 task state {state!r}") from None
-
-
-def state_from_v03(value: Any, path: str = "status.state") -> str:
-    if isinstance(value, str) and value in _STATES_FROM_V03:
-        return _STATES_FROM_V03[value]
-    raise InvalidParamsError.for_field(path, f"unknown task state {value!r}")
 
 
 def role_to_v03(role: str) -> str:
@@ -243,7 +233,7 @@ _MESSAGE_OPTIONAL = ("contextId", "taskId", "metadata", "extensions", "reference
 
 def message_from_v03(obj: Any, path: str = "message") -> JSON:
     obj = FIELDS.require_object(obj, path)
-    _kind(obj, "message", path)
+    check_kind(obj, "message", path)
     out: JSON = {
         "messageId": FIELDS.read_str(obj, "messageId", path, required=True),
         "role": role_from_v03(obj.get("role"), join(path, "role")),
@@ -268,17 +258,6 @@ def message_to_v03(message: JSON) -> JSON:
     return out
 
 
-def artifact_from_v03(obj: Any, path: str = "artifact") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    out: JSON = {"artifactId": FIELDS.read_str(obj, "artifactId", path, required=True)}
-    FIELDS.put(out, "name", FIELDS.read_str(obj, "name", path))
-    FIELDS.put(out, "description", FIELDS.read_str(obj, "description", path))
-    out["parts"] = parts_from_v03(obj, path)
-    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
-    FIELDS.put(out, "extensions", FIELDS.read_str_list(obj, "extensions", path))
-    return out
-
-
 def artifact_to_v03(artifact: JSON) -> JSON:
     out: JSON = {"artifactId": artifact["artifactId"]}
     FIELDS.copy(artifact, out, "name", "description")
@@ -287,45 +266,11 @@ def artifact_to_v03(artifact: JSON) -> JSON:
     return out
 
 
-def status_from_v03(obj: Any, path: str = "status") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    out: JSON = {"state": state_from_v03(obj.get("state"), join(path, "state"))}
-    if obj.get("message") is not None:
-        out["message"] = message_from_v03(obj["message"], join(path, "message"))
-    FIELDS.put(out, "timestamp", FIELDS.read_str(obj, "timestamp", path))
-    return out
-
-
 def status_to_v03(status: JSON) -> JSON:
     out: JSON = {"state": state_to_v03(status.get("state", "TASK_STATE_UNSPECIFIED"))}
     if status.get("message") is not None:
         out["message"] = message_to_v03(status["message"])
     FIELDS.copy(status, out, "timestamp")
-    return out
-
-
-def _ids_from(obj: JSON, path: str, out: JSON, *names: str) -> None:
-    """v0.3 requires these ids while v1.0 may leave them unset: "" means absent."""
-    for name in names:
-        value = FIELDS.read_str(obj, name, path)
-        if value:
-            out[name] = value
-
-
-def task_from_v03(obj: Any, path: str = "task") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    _kind(obj, "task", path)
-    out: JSON = {"id": FIELDS.read_str(obj, "id", path, required=True)}
-    _ids_from(obj, path, out, "contextId")
-    if obj.get("status") is None:
-        raise InvalidParamsError.for_field(join(path, "status"), "is required")
-    out["status"] = status_from_v03(obj["status"], join(path, "status"))
-    for name, convert in (("artifacts", artifact_from_v03), ("history", message_from_v03)):
-        items = FIELDS.read_list(obj, name, path)
-        if items is not None:
-            base = join(path, name)
-            out[name] = [convert(item, f"{base}[{i}]") for i, item in enumerate(items)]
-    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
     return out
 
 
@@ -379,37 +324,6 @@ def stream_response_to_v03(response: JSON, *, final: bool) -> JSON:
     )
 
 
-def stream_response_from_v03(obj: Any, path: str = "result") -> JSON:
-    """The v1.0 StreamResponse for a bare v0.3 event. ``final`` is dropped: v1.0 ends the
-    stream by closing it."""
-    obj = FIELDS.require_object(obj, path)
-    kind = obj.get("kind")
-    if kind == "task":
-        return {"task": task_from_v03(obj, path)}
-    if kind == "message":
-        return {"message": message_from_v03(obj, path)}
-    if kind not in ("status-update", "artifact-update"):
-        raise InvalidParamsError.for_field(
-            join(path, "kind"), "must be task, message, status-update or artifact-update"
-        )
-    event: JSON = {}
-    _ids_from(obj, path, event, "taskId", "contextId")
-    if kind == "status-update":
-        FIELDS.read_bool(obj, "final", path)
-        if obj.get("status") is None:
-            raise InvalidParamsError.for_field(join(path, "status"), "is required")
-        event["status"] = status_from_v03(obj["status"], join(path, "status"))
-        FIELDS.put(event, "metadata", FIELDS.read_object(obj, "metadata", path))
-        return {"statusUpdate": event}
-    if obj.get("artifact") is None:
-        raise InvalidParamsError.for_field(join(path, "artifact"), "is required")
-    event["artifact"] = artifact_from_v03(obj["artifact"], join(path, "artifact"))
-    FIELDS.put(event, "append", FIELDS.read_bool(obj, "append", path))
-    FIELDS.put(event, "lastChunk", FIELDS.read_bool(obj, "lastChunk", path))
-    FIELDS.put(event, "metadata", FIELDS.read_object(obj, "metadata", path))
-    return {"artifactUpdate": event}
-
-
 # --- push notification configs --------------------------------------------------------
 
 
@@ -447,22 +361,6 @@ def send_params_from_v03(params: Any) -> JSON:
         push = ("pushNotificationConfig", push_config_from_v03)
         out["configuration"] = configuration_from_v03(FIELDS, config, "configuration", push)
     FIELDS.put(out, "metadata", FIELDS.read_object(params, "metadata", ""))
-    return out
-
-
-def send_params_to_v03(params: JSON) -> JSON:
-    out: JSON = {"message": message_to_v03(params["message"])}
-    config = params.get("configuration")
-    if config is not None:
-        converted: JSON = {}
-        FIELDS.copy(config, converted, "acceptedOutputModes", "historyLength")
-        if config.get("returnImmediately") is not None:
-            converted["blocking"] = not config["returnImmediately"]
-        if config.get("taskPushNotificationConfig") is not None:
-            push = push_inner_to_v03(FIELDS, config["taskPushNotificationConfig"])
-            converted["pushNotificationConfig"] = push
-        out["configuration"] = converted
-    FIELDS.copy(params, out, "metadata")
     return out
 
 

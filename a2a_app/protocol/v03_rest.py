@@ -41,32 +41,18 @@ from a2a_app.protocol.v03 import (
 from a2a_app.protocol.wire import JSON, join, normalize_base64
 from a2a_app.protocol.wire import PROTOJSON_V03 as FIELDS
 
+#: The one state name v0.3 spells differently (it is the only change from v1.0's names).
 _STATES_TO_V03 = {"TASK_STATE_CANCELED": "TASK_STATE_CANCELLED"}
-#: v0.3 state names (in proto enum number order: ProtoJSON also accepts the numbers) → v1.0.
-_STATES_FROM_V03 = {
-    name: name.replace("CANCELLED", "CANCELED")
-    for name in (
-        "TASK_STATE_UNSPECIFIED",
-        "TASK_STATE_SUBMITTED",
-        "TASK_STATE_WORKING",
-        "TASK_STATE_COMPLETED",
-        "TASK_STATE_FAILED",
-        "TASK_STATE_CANCELLED",
-        "TASK_STATE_INPUT_REQUIRED",
-        "TASK_STATE_REJECTED",
-        "TASK_STATE_AUTH_REQUIRED",
-    )
-}
+#: In proto enum number order: ProtoJSON also accepts the numbers.
 _ROLES = ("ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT")
 _CONFIG_NAME = re.compile(r"tasks/([^/]+)/pushNotificationConfigs/([^/]+)")
 
 
-def _enum(value: Any, names: tuple[str, ...] | dict, path: str, what: str) -> str:
+def _enum(value: Any, names: tuple[str, ...], path: str, what: str) -> str:
     """A ProtoJSON enum: its name, or its number (the position in ``names``)."""
-    ordered = tuple(names)
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(ordered):
-        return ordered[value]
-    if isinstance(value, str) and value in ordered:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+        return names[value]
+    if isinstance(value, str) and value in names:
         return value
     raise InvalidParamsError.for_field(path, f"unknown {what} {value!r}")
 
@@ -76,10 +62,6 @@ def _enum(value: Any, names: tuple[str, ...] | dict, path: str, what: str) -> st
 
 def state_to_v03(state: str) -> str:
     return _STATES_TO_V03.get(state, state)
-
-
-def state_from_v03(value: Any, path: str = "status.state") -> str:
-    return _STATES_FROM_V03[_enum(value, _STATES_FROM_V03, path, "task state")]
 
 
 def role_from_v03(value: Any, path: str = "message.role") -> str:
@@ -180,17 +162,6 @@ def message_to_v03(message: JSON) -> JSON:
     return out
 
 
-def artifact_from_v03(obj: Any, path: str = "artifact") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    out: JSON = {"artifactId": FIELDS.read_str(obj, "artifactId", path, required=True)}
-    FIELDS.put(out, "name", FIELDS.read_str(obj, "name", path))
-    FIELDS.put(out, "description", FIELDS.read_str(obj, "description", path))
-    out["parts"] = FIELDS.read_parts(obj, "parts", path, part_from_v03)
-    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
-    FIELDS.put(out, "extensions", FIELDS.read_str_list(obj, "extensions", path))
-    return out
-
-
 def artifact_to_v03(artifact: JSON) -> JSON:
     out: JSON = {"artifactId": artifact["artifactId"]}
     FIELDS.copy(artifact, out, "name", "description")
@@ -199,37 +170,11 @@ def artifact_to_v03(artifact: JSON) -> JSON:
     return out
 
 
-def status_from_v03(obj: Any, path: str = "status") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    state, state_path = FIELDS.field(obj, "state", path)
-    out: JSON = {"state": state_from_v03(state or 0, state_path)}
-    message, message_path = FIELDS.field(obj, "message", path, "update")
-    if message is not None:
-        out["message"] = message_from_v03(message, message_path)
-    FIELDS.put(out, "timestamp", FIELDS.read_str(obj, "timestamp", path))
-    return out
-
-
 def status_to_v03(status: JSON) -> JSON:
     out: JSON = {"state": state_to_v03(status.get("state", "TASK_STATE_UNSPECIFIED"))}
     if status.get("message") is not None:
         out["message"] = message_to_v03(status["message"])
     FIELDS.copy(status, out, "timestamp")
-    return out
-
-
-def task_from_v03(obj: Any, path: str = "task") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    out: JSON = {"id": FIELDS.read_str(obj, "id", path, required=True)}
-    FIELDS.put(out, "contextId", FIELDS.read_str(obj, "contextId", path))
-    status, status_path = FIELDS.field(obj, "status", path)
-    out["status"] = status_from_v03(status if status is not None else {}, status_path)
-    for name, convert in (("artifacts", artifact_from_v03), ("history", message_from_v03)):
-        items = FIELDS.read_list(obj, name, path)
-        if items:
-            base = FIELDS.field(obj, name, path)[1]
-            out[name] = [convert(item, f"{base}[{i}]") for i, item in enumerate(items)]
-    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
     return out
 
 
@@ -253,17 +198,6 @@ def send_response_to_v03(result: JSON) -> JSON:
     if "task" in result:
         return {"task": task_to_v03(result["task"])}
     return {"message": message_to_v03(result["message"])}
-
-
-def send_response_from_v03(obj: Any, path: str = "") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    task, task_path = FIELDS.field(obj, "task", path)
-    message, message_path = FIELDS.field(obj, "message", path, "msg")
-    if (task is None) == (message is None):
-        raise InvalidParamsError.for_field(path or "body", "exactly one of task or message")
-    if task is not None:
-        return {"task": task_from_v03(task, task_path)}
-    return {"message": message_from_v03(message, message_path)}
 
 
 def stream_response_to_v03(response: JSON, *, final: bool) -> JSON:
@@ -290,47 +224,6 @@ def stream_response_to_v03(response: JSON, *, final: bool) -> JSON:
     raise ValueError(
         "a v1.0 StreamResponse must be a task, message, statusUpdate or artifactUpdate"
     )
-
-
-def stream_response_from_v03(obj: Any, path: str = "") -> JSON:
-    """The v1.0 StreamResponse for a v0.3 one (``final`` is dropped: v1.0 closes the stream)."""
-    obj = FIELDS.require_object(obj, path)
-    found = {
-        kind: FIELDS.field(obj, kind, path, *aliases)
-        for kind, *aliases in (
-            ("task",),
-            ("message", "msg"),
-            ("statusUpdate",),
-            ("artifactUpdate",),
-        )
-    }
-    present = [(kind, value, where) for kind, (value, where) in found.items() if value is not None]
-    if len(present) != 1:
-        raise InvalidParamsError.for_field(
-            path or "body", "exactly one of task, message, statusUpdate or artifactUpdate"
-        )
-    [(kind, value, event_path)] = present
-    if kind == "task":
-        return {"task": task_from_v03(value, event_path)}
-    if kind == "message":
-        return {"message": message_from_v03(value, event_path)}
-    value = FIELDS.require_object(value, event_path)
-    event: JSON = {}
-    FIELDS.put(event, "taskId", FIELDS.read_str(value, "taskId", event_path))
-    FIELDS.put(event, "contextId", FIELDS.read_str(value, "contextId", event_path))
-    if kind == "statusUpdate":
-        FIELDS.read_bool(value, "final", event_path)
-        status, status_path = FIELDS.field(value, "status", event_path)
-        event["status"] = status_from_v03(status or {}, status_path)
-    else:
-        artifact, artifact_path = FIELDS.field(value, "artifact", event_path)
-        if artifact is None:
-            raise InvalidParamsError.for_field(artifact_path, "is required")
-        event["artifact"] = artifact_from_v03(artifact, artifact_path)
-        FIELDS.put(event, "append", FIELDS.read_bool(value, "append", event_path) or None)
-        FIELDS.put(event, "lastChunk", FIELDS.read_bool(value, "lastChunk", event_path) or None)
-    FIELDS.put(event, "metadata", FIELDS.read_object(value, "metadata", event_path))
-    return {kind: event}
 
 
 # --- push notification configs -------------------------------------------------------------
@@ -435,24 +328,6 @@ def send_request_from_v03(body: Any) -> JSON:
 
 def _read_push(obj: Any, path: str) -> JSON:
     return push_inner_from_v03(FIELDS, obj, path)
-
-
-def send_request_to_v03(params: JSON) -> JSON:
-    """v1.0 SendMessageRequest params → v0.3 SendMessageRequest (``message``: its json_name)."""
-    out: JSON = {"message": message_to_v03(params["message"])}
-    config = params.get("configuration")
-    if config is not None:
-        converted: JSON = {}
-        FIELDS.copy(config, converted, "acceptedOutputModes")
-        if config.get("taskPushNotificationConfig") is not None:
-            push = push_inner_to_v03(FIELDS, config["taskPushNotificationConfig"])
-            converted["pushNotification"] = push
-        FIELDS.copy(config, converted, "historyLength")
-        if config.get("returnImmediately") is not None:
-            converted["blocking"] = not config["returnImmediately"]
-        out["configuration"] = converted
-    FIELDS.copy(params, out, "metadata")
-    return out
 
 
 def query_from_v03(query: dict[str, str], *names: str) -> JSON:
