@@ -1,6 +1,6 @@
 """The v0.3 HTTP+JSON binding under ``/a2a/rest/v1/`` (spec reference §6.1, §6.2).
 
-The converters of :mod:`a2a_app.protocol.v03_rest` alone (v0.3 proto JSON, field names as
+The converters of :mod:`a2a_app.protocol.v03.rest` alone (v0.3 proto JSON, field names as
 in ``specification/grpc/a2a.proto`` at A2A v0.3.0 and a2a-sdk 0.3.x), then every route in
 process against the conformance skill: v0.3 shapes in and out, the REST error body with
 v0.3 field paths, version negotiation, streams under WSGI and ASGI, and one task seen
@@ -24,9 +24,9 @@ from django.test import AsyncClient, Client
 
 from a2a_app.core import notify, runner
 from a2a_app.models import PushConfig, Task
-from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import InvalidParamsError
-from a2a_app.protocol.v03 import DATA_WRAP_FLAG
+from a2a_app.protocol.v03 import rest as v03_rest
+from a2a_app.protocol.v03.common import DATA_WRAP_FLAG
 
 JSON = dict[str, Any]
 V03 = "/a2a/rest/v1"

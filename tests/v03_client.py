@@ -1,7 +1,7 @@
 """The client direction of v0.3 JSON-RPC, for tests: v0.3 results and events → v1.0, and
 v1.0 requests → v0.3.
 
-The server only reads v0.3 requests and writes v0.3 results (:mod:`a2a_app.protocol.v03`);
+The server only reads v0.3 requests and writes v0.3 results (:mod:`a2a_app.protocol.v03.jsonrpc`);
 these inverses let the tests round-trip its conversions and build v0.3 fixtures from v1.0
 ones. They validate like the server's readers, so a round trip also checks that what the
 server wrote is well-formed v0.3.
@@ -13,12 +13,12 @@ from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.types import TaskState
-from a2a_app.protocol.v03 import (
+from a2a_app.protocol.v03.common import push_inner_to_v03
+from a2a_app.protocol.v03.jsonrpc import (
     check_kind,
     message_from_v03,
     message_to_v03,
     parts_from_v03,
-    push_inner_to_v03,
     state_to_v03,
 )
 from a2a_app.protocol.wire import JSON, join

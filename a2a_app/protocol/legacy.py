@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from a2a_app.protocol.v03 import (
+from a2a_app.protocol.v03.jsonrpc import (
     part_to_v03,
     parts_from_v03,
     push_config_from_v03,

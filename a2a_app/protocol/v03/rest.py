@@ -1,13 +1,13 @@
 """Convert between the A2A v0.3 HTTP+JSON dialect and v1.0 ProtoJSON (spec reference §6.2).
 
-v0.3 HTTP+JSON is not the v0.3 JSON-RPC dialect of :mod:`a2a_app.protocol.v03`: it is the
+v0.3 HTTP+JSON is not the v0.3 JSON-RPC dialect of :mod:`.jsonrpc`: it is the
 ProtoJSON of the v0.3 proto (``specification/grpc/a2a.proto`` at A2A tag v0.3.0, package
 ``a2a.v1``), as a2a-sdk 0.3.x serves it. Its differences from v1.0:
 
 * ``TASK_STATE_CANCELLED`` (double L); ``Message.content`` instead of ``parts``;
 * parts ``{"text"}``, ``{"file": {"fileWithUri"|"fileWithBytes", "mimeType", "name"}}`` and
   ``{"data": {"data": {…}}}`` (a Struct: non-objects travel as ``{"value": x}`` with the
-  :data:`~a2a_app.protocol.v03.DATA_WRAP_FLAG` metadata flag); ``Part.metadata`` and
+  :data:`~a2a_app.protocol.v03.common.DATA_WRAP_FLAG` metadata flag); ``Part.metadata`` and
   ``FilePart.name`` exist from the a2a-sdk 0.3.x revision of the proto on;
 * ``SendMessageRequest.request``, ``TaskStatus.update`` and the ``msg`` of
   ``SendMessageResponse``/``StreamResponse`` carry ``json_name = "message"``: ProtoJSON
@@ -31,13 +31,7 @@ import re
 from typing import Any
 
 from a2a_app.protocol.errors import FieldViolation, InvalidParamsError
-from a2a_app.protocol.v03 import (
-    configuration_from_v03,
-    push_inner_from_v03,
-    push_inner_to_v03,
-    unwrap_data,
-    wrap_data,
-)
+from a2a_app.protocol.v03 import common
 from a2a_app.protocol.wire import JSON, join, normalize_base64
 from a2a_app.protocol.wire import PROTOJSON_V03 as FIELDS
 
@@ -108,7 +102,7 @@ def part_from_v03(obj: Any, path: str = "part") -> JSON:
     else:
         data_path = join(path, "data")
         data = FIELDS.read_object(FIELDS.require_object(obj["data"], data_path), "data", data_path)
-        out["data"], metadata = unwrap_data(data or {}, metadata, join(data_path, "data"))
+        out["data"], metadata = common.unwrap_data(data or {}, metadata, join(data_path, "data"))
         out["mediaType"] = "application/json"
     FIELDS.put(out, "metadata", metadata or None)
     return out
@@ -127,7 +121,7 @@ def part_to_v03(part: JSON) -> JSON:
         FIELDS.put(file, "name", part.get("filename"))
         out = {"file": file}
     elif "data" in part:
-        data, metadata = wrap_data(part["data"], metadata)
+        data, metadata = common.wrap_data(part["data"], metadata)
         out = {"data": {"data": data}}
     else:
         raise ValueError("a v1.0 part must have text, raw, url or data")
@@ -138,19 +132,9 @@ def part_to_v03(part: JSON) -> JSON:
 # --- messages, artifacts, status, tasks ------------------------------------------------------
 
 
-def message_from_v03(obj: Any, path: str = "message") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    role, role_path = FIELDS.field(obj, "role", path)
-    out: JSON = {
-        "messageId": FIELDS.read_str(obj, "messageId", path, required=True),
-        "role": role_from_v03(role, role_path),
-        "parts": FIELDS.read_parts(obj, "content", path, part_from_v03),
-    }
-    FIELDS.put(out, "contextId", FIELDS.read_str(obj, "contextId", path))
-    FIELDS.put(out, "taskId", FIELDS.read_str(obj, "taskId", path))
-    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
-    FIELDS.put(out, "extensions", FIELDS.read_str_list(obj, "extensions", path))
-    return out
+def _content_from_v03(obj: JSON, path: str) -> list[JSON]:
+    """A message's parts: ``content`` in the v0.3 proto."""
+    return FIELDS.read_parts(obj, "content", path, part_from_v03)
 
 
 def message_to_v03(message: JSON) -> JSON:
@@ -162,28 +146,21 @@ def message_to_v03(message: JSON) -> JSON:
     return out
 
 
-def artifact_to_v03(artifact: JSON) -> JSON:
-    out: JSON = {"artifactId": artifact["artifactId"]}
-    FIELDS.copy(artifact, out, "name", "description")
-    out["parts"] = [part_to_v03(p) for p in artifact.get("parts", [])]
-    FIELDS.copy(artifact, out, "metadata", "extensions")
-    return out
+_SHAPES = common.Shapes(
+    FIELDS, role_from_v03, _content_from_v03, part_to_v03, state_to_v03, message_to_v03
+)
 
 
-def status_to_v03(status: JSON) -> JSON:
-    out: JSON = {"state": state_to_v03(status.get("state", "TASK_STATE_UNSPECIFIED"))}
-    if status.get("message") is not None:
-        out["message"] = message_to_v03(status["message"])
-    FIELDS.copy(status, out, "timestamp")
-    return out
+def message_from_v03(obj: Any, path: str = "message") -> JSON:
+    return _SHAPES.message_from_v03(FIELDS.require_object(obj, path), path)
 
 
 def task_to_v03(task: JSON) -> JSON:
     out: JSON = {"id": task["id"]}
     FIELDS.copy(task, out, "contextId")
-    out["status"] = status_to_v03(task.get("status", {}))
+    out["status"] = _SHAPES.status_to_v03(task.get("status", {}))
     if task.get("artifacts"):
-        out["artifacts"] = [artifact_to_v03(a) for a in task["artifacts"]]
+        out["artifacts"] = [_SHAPES.artifact_to_v03(a) for a in task["artifacts"]]
     if task.get("history"):
         out["history"] = [message_to_v03(m) for m in task["history"]]
     FIELDS.copy(task, out, "metadata")
@@ -210,7 +187,7 @@ def stream_response_to_v03(response: JSON, *, final: bool) -> JSON:
         event = response["statusUpdate"]
         out: JSON = {}
         FIELDS.copy(event, out, "taskId", "contextId")
-        out["status"] = status_to_v03(event.get("status", {}))
+        out["status"] = _SHAPES.status_to_v03(event.get("status", {}))
         out["final"] = final
         FIELDS.copy(event, out, "metadata")
         return {"statusUpdate": out}
@@ -218,7 +195,7 @@ def stream_response_to_v03(response: JSON, *, final: bool) -> JSON:
         event = response["artifactUpdate"]
         out = {}
         FIELDS.copy(event, out, "taskId", "contextId")
-        out["artifact"] = artifact_to_v03(event["artifact"])
+        out["artifact"] = _SHAPES.artifact_to_v03(event["artifact"])
         FIELDS.copy(event, out, "append", "lastChunk", "metadata")
         return {"artifactUpdate": out}
     raise ValueError(
@@ -247,7 +224,7 @@ def push_config_to_v03(config: JSON) -> JSON:
     """A flat v1.0 TaskPushNotificationConfig as the v0.3 resource."""
     return {
         "name": config_name(config.get("taskId", ""), config.get("id", "")),
-        "pushNotificationConfig": push_inner_to_v03(FIELDS, config),
+        "pushNotificationConfig": common.push_inner_to_v03(FIELDS, config),
     }
 
 
@@ -265,7 +242,7 @@ def push_config_from_v03(obj: Any, path: str = "", task_id: str = "") -> JSON:
     inner, inner_path = FIELDS.field(obj, "pushNotificationConfig", path)
     if inner is None:
         raise InvalidParamsError.for_field(inner_path, "is required")
-    out = {"taskId": task_id or name_task, **push_inner_from_v03(FIELDS, inner, inner_path)}
+    out = {"taskId": task_id or name_task, **common.push_inner_from_v03(FIELDS, inner, inner_path)}
     if "id" not in out and name_config:
         out["id"] = name_config
     return out
@@ -291,7 +268,7 @@ def push_create_from_v03(body: Any, task_id: str) -> tuple[JSON, str]:
     inner, inner_path = FIELDS.field(body, "pushNotificationConfig", "")
     if inner is not None:
         return push_config_from_v03(body, "", task_id), inner_path
-    return {"taskId": task_id, **push_inner_from_v03(FIELDS, body, "")}, ""
+    return {"taskId": task_id, **common.push_inner_from_v03(FIELDS, body, "")}, ""
 
 
 def push_list_to_v03(result: JSON) -> JSON:
@@ -318,16 +295,20 @@ def send_request_from_v03(body: Any) -> JSON:
     config, config_path = FIELDS.field(body, "configuration", "")
     if config is not None:
         config = FIELDS.require_object(config, config_path)
-        push = ("pushNotification", _read_push)
-        out["configuration"] = configuration_from_v03(
-            FIELDS, config, config_path, push, history_minimum=0
+        out["configuration"] = common.configuration_from_v03(
+            FIELDS,
+            config,
+            config_path,
+            push_field="pushNotification",
+            read_push=_read_push,
+            history_minimum=0,
         )
     FIELDS.put(out, "metadata", FIELDS.read_object(body, "metadata", ""))
     return out
 
 
 def _read_push(obj: Any, path: str) -> JSON:
-    return push_inner_from_v03(FIELDS, obj, path)
+    return common.push_inner_from_v03(FIELDS, obj, path)
 
 
 def query_from_v03(query: dict[str, str], *names: str) -> JSON:

@@ -1,9 +1,11 @@
 """Convert between the A2A v0.3 JSON-RPC dialect and v1.0 ProtoJSON (spec reference §6).
 
 The service speaks only v1.0; these functions let it serve v0.3 clients (the pre-0.3
-``tasks/send`` of old guides is in :mod:`.legacy`). All take and return plain JSON dicts.
-``*_to_v03`` read v1.0 dicts our own code produced and trust them; every ``*_from_v03``
-validates and raises :class:`InvalidParamsError` naming the failing field by its path.
+``tasks/send`` of old guides is in :mod:`a2a_app.protocol.legacy`): v0.3 requests up, v1.0
+results and events down (the other direction, which only a client needs, is the tests'
+``tests/v03_client.py``). All take and return plain JSON dicts. ``*_to_v03`` read v1.0
+dicts our own code produced and trust them; every ``*_from_v03`` validates and raises
+:class:`InvalidParamsError` naming the failing field by its path.
 Paths of request parameters are relative to the JSON-RPC ``params`` object, as in the v1.0 parser
 (``message.parts[1].file``, ``configuration.blocking``).
 
@@ -20,7 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
-from a2a_app.protocol.wire import JSON, Dialect, join, normalize_base64
+from a2a_app.protocol.v03 import common
+from a2a_app.protocol.wire import JSON, join, normalize_base64
 from a2a_app.protocol.wire import PLAIN_JSON as FIELDS
 
 _STATES = {
@@ -36,95 +39,6 @@ _STATES = {
 }
 _ROLES = {"ROLE_USER": "user", "ROLE_AGENT": "agent"}
 _ROLES_FROM_V03 = {v: k for k, v in _ROLES.items()}
-
-# v0.3 data parts hold only objects: other values travel as {"value": x} with this
-# metadata flag (the key the reference SDK uses, so its clients unwrap them too).
-DATA_WRAP_FLAG = "data_part_compat"
-
-
-# --- shapes both v0.3 dialects share ---------------------------------------------------------
-
-
-def wrap_data(data: Any, metadata: JSON | None) -> tuple[JSON, JSON | None]:
-    """A v1.0 data part's content and metadata as v0.3 data, which must be an object."""
-    if isinstance(data, dict):
-        return data, metadata
-    return {"value": data}, {**(metadata or {}), DATA_WRAP_FLAG: True}
-
-
-def unwrap_data(data: JSON, metadata: JSON | None, path: str) -> tuple[Any, JSON | None]:
-    """The v1.0 content and metadata of v0.3 data at ``path``: a flagged wrapper is undone."""
-    if metadata is None or metadata.get(DATA_WRAP_FLAG) is not True:
-        return data, metadata
-    if "value" not in data:
-        raise InvalidParamsError.for_field(join(path, "value"), "is required")
-    return data["value"], {k: v for k, v in metadata.items() if k != DATA_WRAP_FLAG} or None
-
-
-def push_inner_from_v03(fields: Dialect, obj: Any, path: str) -> JSON:
-    """A v0.3 PushNotificationConfig → the flat v1.0 fields (no ``taskId``).
-
-    v1.0 has one authentication scheme: of several v0.3 ``schemes`` the first is kept.
-    """
-    obj = fields.require_object(obj, path)
-    out: JSON = {}
-    fields.put(out, "id", fields.read_str(obj, "id", path))
-    out["url"] = fields.read_str(obj, "url", path, required=True)
-    fields.put(out, "token", fields.read_str(obj, "token", path))
-    auth = fields.read_object(obj, "authentication", path)
-    if auth is not None:
-        auth_path = fields.field(obj, "authentication", path)[1]
-        schemes = fields.read_str_list(auth, "schemes", auth_path)
-        if not schemes:
-            raise InvalidParamsError.for_field(
-                join(auth_path, "schemes"), "at least one scheme is required"
-            )
-        out["authentication"] = {"scheme": schemes[0]}
-        fields.put(
-            out["authentication"], "credentials", fields.read_str(auth, "credentials", auth_path)
-        )
-    return out
-
-
-def push_inner_to_v03(fields: Dialect, config: JSON) -> JSON:
-    """A flat v1.0 push config's fields as a v0.3 PushNotificationConfig."""
-    out: JSON = {}
-    fields.copy(config, out, "id", "url", "token")
-    auth = config.get("authentication")
-    if auth is not None:
-        out["authentication"] = {"schemes": [auth["scheme"]] if auth.get("scheme") else []}
-        fields.copy(auth, out["authentication"], "credentials")
-    return out
-
-
-def configuration_from_v03(
-    fields: Dialect,
-    config: JSON,
-    path: str,
-    push: tuple[str, Any],
-    *,
-    history_minimum: int | None = None,
-) -> JSON:
-    """A v0.3 SendMessageConfiguration → v1.0. ``push`` is the name of its push config
-    field and the reader for it. Absent ``blocking`` stays absent: both generations block
-    by default."""
-    push_name, read_push = push
-    out: JSON = {}
-    fields.put(
-        out, "acceptedOutputModes", fields.read_str_list(config, "acceptedOutputModes", path)
-    )
-    fields.put(
-        out,
-        "historyLength",
-        fields.read_int(config, "historyLength", path, minimum=history_minimum),
-    )
-    blocking = fields.read_bool(config, "blocking", path)
-    if blocking is not None:
-        out["returnImmediately"] = not blocking
-    push_config, push_path = fields.field(config, push_name, path)
-    if push_config is not None:
-        out["taskPushNotificationConfig"] = read_push(push_config, push_path)
-    return out
 
 
 def check_kind(obj: JSON, expected: str, path: str) -> None:
@@ -189,7 +103,7 @@ def part_from_v03(obj: Any, path: str = "part", kind_key: str = "kind") -> JSON:
     elif kind == "data":
         data_path = join(path, "data")
         data = FIELDS.require_object(obj.get("data"), data_path)
-        out["data"], metadata = unwrap_data(data, metadata, data_path)
+        out["data"], metadata = common.unwrap_data(data, metadata, data_path)
         out["mediaType"] = "application/json"
     else:
         raise InvalidParamsError.for_field(join(path, kind_key), "must be text, file or data")
@@ -208,7 +122,7 @@ def part_to_v03(part: JSON, kind_key: str = "kind") -> JSON:
         FIELDS.put(file, "mimeType", part.get("mediaType"))
         out = {kind_key: "file", "file": file}
     elif "data" in part:
-        data, metadata = wrap_data(part["data"], metadata)
+        data, metadata = common.wrap_data(part["data"], metadata)
         out = {kind_key: "data", "data": data}
     else:
         raise ValueError("a v1.0 part must have text, raw, url or data")
@@ -231,22 +145,6 @@ def parts_from_v03(obj: JSON, path: str, kind_key: str = "kind") -> list[JSON]:
 _MESSAGE_OPTIONAL = ("contextId", "taskId", "metadata", "extensions", "referenceTaskIds")
 
 
-def message_from_v03(obj: Any, path: str = "message") -> JSON:
-    obj = FIELDS.require_object(obj, path)
-    check_kind(obj, "message", path)
-    out: JSON = {
-        "messageId": FIELDS.read_str(obj, "messageId", path, required=True),
-        "role": role_from_v03(obj.get("role"), join(path, "role")),
-        "parts": parts_from_v03(obj, path),
-    }
-    FIELDS.put(out, "contextId", FIELDS.read_str(obj, "contextId", path))
-    FIELDS.put(out, "taskId", FIELDS.read_str(obj, "taskId", path))
-    FIELDS.put(out, "metadata", FIELDS.read_object(obj, "metadata", path))
-    FIELDS.put(out, "extensions", FIELDS.read_str_list(obj, "extensions", path))
-    FIELDS.put(out, "referenceTaskIds", FIELDS.read_str_list(obj, "referenceTaskIds", path))
-    return out
-
-
 def message_to_v03(message: JSON) -> JSON:
     out: JSON = {
         "kind": "message",
@@ -258,19 +156,18 @@ def message_to_v03(message: JSON) -> JSON:
     return out
 
 
-def artifact_to_v03(artifact: JSON) -> JSON:
-    out: JSON = {"artifactId": artifact["artifactId"]}
-    FIELDS.copy(artifact, out, "name", "description")
-    out["parts"] = [part_to_v03(p) for p in artifact.get("parts", [])]
-    FIELDS.copy(artifact, out, "metadata", "extensions")
-    return out
+_SHAPES = common.Shapes(
+    FIELDS, role_from_v03, parts_from_v03, part_to_v03, state_to_v03, message_to_v03
+)
+artifact_to_v03 = _SHAPES.artifact_to_v03
+status_to_v03 = _SHAPES.status_to_v03
 
 
-def status_to_v03(status: JSON) -> JSON:
-    out: JSON = {"state": state_to_v03(status.get("state", "TASK_STATE_UNSPECIFIED"))}
-    if status.get("message") is not None:
-        out["message"] = message_to_v03(status["message"])
-    FIELDS.copy(status, out, "timestamp")
+def message_from_v03(obj: Any, path: str = "message") -> JSON:
+    obj = FIELDS.require_object(obj, path)
+    check_kind(obj, "message", path)
+    out = _SHAPES.message_from_v03(obj, path)
+    FIELDS.put(out, "referenceTaskIds", FIELDS.read_str_list(obj, "referenceTaskIds", path))
     return out
 
 
@@ -331,7 +228,7 @@ def push_config_to_v03(config: JSON) -> JSON:
     """A flat v1.0 TaskPushNotificationConfig as the v0.3 wrapper (``tenant`` is dropped)."""
     return {
         "taskId": config.get("taskId", ""),
-        "pushNotificationConfig": push_inner_to_v03(FIELDS, config),
+        "pushNotificationConfig": common.push_inner_to_v03(FIELDS, config),
     }
 
 
@@ -343,7 +240,7 @@ def push_config_from_v03(obj: Any, path: str = "", task_id: str = "") -> JSON:
         task_id = FIELDS.read_str(obj, "taskId", path, required=not task_id) or task_id
         path = join(path, "pushNotificationConfig")
         obj = obj["pushNotificationConfig"]
-    config = push_inner_from_v03(FIELDS, obj, path)
+    config = common.push_inner_from_v03(FIELDS, obj, path)
     return {"taskId": task_id, **config} if task_id else config
 
 
@@ -358,8 +255,13 @@ def send_params_from_v03(params: Any) -> JSON:
     out: JSON = {"message": message_from_v03(params["message"], "message")}
     config = FIELDS.read_object(params, "configuration", "")
     if config is not None:
-        push = ("pushNotificationConfig", push_config_from_v03)
-        out["configuration"] = configuration_from_v03(FIELDS, config, "configuration", push)
+        out["configuration"] = common.configuration_from_v03(
+            FIELDS,
+            config,
+            "configuration",
+            push_field="pushNotificationConfig",
+            read_push=push_config_from_v03,
+        )
     FIELDS.put(out, "metadata", FIELDS.read_object(params, "metadata", ""))
     return out
 
@@ -405,33 +307,3 @@ def push_delete_params_from_v03(params: Any) -> JSON:
         "taskId": task_id,
         "id": FIELDS.read_str(params, "pushNotificationConfigId", "", required=True),
     }
-
-
-# --- agent card --------------------------------------------------------------------------
-
-
-def card_v03_fields(v1_card: JSON, *, jsonrpc_url: str, extra_interfaces: list[JSON]) -> JSON:
-    """The v0.3 top-level card fields to merge into the v1.0 card (spec reference §6.3).
-
-    ``extra_interfaces`` are v1.0 AgentInterfaces (``protocolBinding``) or v0.3 ones
-    (``transport``). ``securitySchemes`` are left in their v1.0 form.
-    """
-    out: JSON = {
-        "protocolVersion": "0.3.0",
-        "url": jsonrpc_url,
-        "preferredTransport": "JSONRPC",
-    }
-    if extra_interfaces:
-        out["additionalInterfaces"] = [
-            {"url": i["url"], "transport": i.get("transport") or i["protocolBinding"]}
-            for i in extra_interfaces
-        ]
-    capabilities = v1_card.get("capabilities") or {}
-    out["supportsAuthenticatedExtendedCard"] = bool(capabilities.get("extendedAgentCard"))
-    requirements = v1_card.get("securityRequirements")
-    if requirements is not None:
-        out["security"] = [
-            {name: list(scopes.get("list", [])) for name, scopes in r.get("schemes", {}).items()}
-            for r in requirements
-        ]
-    return out
