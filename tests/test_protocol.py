@@ -23,16 +23,18 @@ from a2a_app.protocol.errors import (
     TaskNotFoundError,
     VersionNotSupportedError,
 )
-from a2a_app.protocol.types import (
+from a2a_app.protocol.params import (
     DEFAULT_PAGE_SIZE,
-    Artifact,
     GetTaskRequest,
     ListTasksRequest,
+    SendMessageRequest,
+    TaskIdRequest,
+)
+from a2a_app.protocol.types import (
+    Artifact,
     Message,
     Part,
     Role,
-    SendMessageRequest,
-    TaskIdRequest,
     TaskState,
     format_timestamp,
     parse_task_state,

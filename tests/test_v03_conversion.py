@@ -15,17 +15,19 @@ import pytest
 
 from a2a_app.protocol import legacy
 from a2a_app.protocol.errors import InvalidParamsError
-from a2a_app.protocol.types import (
-    Artifact,
+from a2a_app.protocol.params import (
     GetTaskRequest,
     ListPushConfigsRequest,
-    Message,
-    Part,
     PushConfigIdRequest,
     PushNotificationConfig,
-    Role,
     SendMessageRequest,
     TaskIdRequest,
+)
+from a2a_app.protocol.types import (
+    Artifact,
+    Message,
+    Part,
+    Role,
     TaskState,
     parse_task_state,
     parse_timestamp,

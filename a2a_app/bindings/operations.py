@@ -25,7 +25,7 @@ from a2a_app.core import push_configs, sending, service, store, streams
 from a2a_app.core.caller import Caller
 from a2a_app.protocol import legacy
 from a2a_app.protocol.errors import TaskNotFoundError, UnsupportedOperationError
-from a2a_app.protocol.types import (
+from a2a_app.protocol.params import (
     GetTaskRequest,
     ListPushConfigsRequest,
     ListTasksRequest,
