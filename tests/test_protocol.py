@@ -30,18 +30,9 @@ from a2a_app.protocol.params import (
     SendMessageRequest,
     TaskIdRequest,
 )
-from a2a_app.protocol.types import (
-    Artifact,
-    Message,
-    Part,
-    Role,
-    TaskState,
-    format_timestamp,
-    parse_task_state,
-    parse_timestamp,
-)
+from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState, parse_task_state
 from a2a_app.protocol.versions import SUPPORTED_VERSIONS, V1_0, negotiate
-from a2a_app.protocol.wire import PROTOJSON
+from a2a_app.protocol.wire import PROTOJSON, format_timestamp, parse_timestamp
 
 read_int = PROTOJSON.read_int
 

@@ -23,17 +23,10 @@ from a2a_app.protocol.params import (
     SendMessageRequest,
     TaskIdRequest,
 )
-from a2a_app.protocol.types import (
-    Artifact,
-    Message,
-    Part,
-    Role,
-    TaskState,
-    parse_task_state,
-    parse_timestamp,
-)
+from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState, parse_task_state
 from a2a_app.protocol.v03 import jsonrpc as v03_jsonrpc
 from a2a_app.protocol.v03.card import card_v03_fields
+from a2a_app.protocol.wire import parse_timestamp
 from tests import v03_client as client
 
 STATES = [

@@ -26,7 +26,7 @@ from a2a_app.core.caller import Caller
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.errors import InvalidParamsError, TaskNotFoundError
 from a2a_app.protocol.params import ListTasksRequest
-from a2a_app.protocol.types import format_timestamp
+from a2a_app.protocol.wire import format_timestamp
 
 JSON = dict[str, Any]
 

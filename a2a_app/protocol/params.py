@@ -17,8 +17,8 @@ from datetime import datetime
 from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
-from a2a_app.protocol.types import Message, Role, TaskState, parse_task_state, parse_timestamp
-from a2a_app.protocol.wire import INT32_MAX, JSON, join
+from a2a_app.protocol.types import Message, Role, TaskState, parse_task_state
+from a2a_app.protocol.wire import INT32_MAX, JSON, join, parse_timestamp
 from a2a_app.protocol.wire import PROTOJSON as FIELDS
 
 

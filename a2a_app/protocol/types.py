@@ -1,10 +1,10 @@
 """A2A v1.0 wire objects: parse and validate ProtoJSON in, serialize ProtoJSON out.
 
-Task states, roles, parts, messages and artifacts, with the timestamps they carry; the
-request params of each operation are in :mod:`a2a_app.protocol.params`. Parsing accepts
-camelCase and snake_case field names, enum names or numbers, numeric strings for integers
-and lenient timestamps; serializing emits camelCase, enum names and UTC timestamps with
-``Z`` (spec reference §1). Every validation failure raises :class:`InvalidParamsError`
+Task states, roles, parts, messages and artifacts; the request params of each operation
+are in :mod:`a2a_app.protocol.params`, the field readers both use in
+:mod:`a2a_app.protocol.wire`. Parsing accepts camelCase and snake_case field names, enum
+names or numbers and numeric strings for integers; serializing emits camelCase and enum
+names (spec reference §1). Every validation failure raises :class:`InvalidParamsError`
 naming the failing field by its wire path.
 
 This module imports nothing from Django so the protocol can be used and tested alone.
@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
-from a2a_app.protocol.wire import JSON, join, normalize_base64
+from a2a_app.protocol.wire import JSON, enum_name, join, normalize_base64, parse_enum
 from a2a_app.protocol.wire import PROTOJSON as FIELDS
 
 
@@ -63,8 +62,8 @@ def ends_stream(event: dict[str, Any], *, at_interrupted: bool = True) -> bool:
     return state.is_terminal or (at_interrupted and state.is_interrupted)
 
 
-# Proto enum numbers, accepted on input as ProtoJSON allows.
-_TASK_STATE_NUMBERS = dict(enumerate(TaskState))
+# In proto enum number order: ProtoJSON accepts the numbers on input too.
+_TASK_STATES = tuple(TaskState)
 
 
 class Role(enum.StrEnum):
@@ -73,37 +72,13 @@ class Role(enum.StrEnum):
     AGENT = "ROLE_AGENT"
 
 
-_ROLE_NUMBERS = dict(enumerate(Role))
-
-
-# --- task states and timestamps ----------------------------------------------------------
+_ROLES = tuple(Role)
 
 
 def parse_task_state(value: Any, path: str) -> TaskState | None:
-    try:
-        if isinstance(value, bool):
-            raise ValueError(value)
-        state = _TASK_STATE_NUMBERS[value] if isinstance(value, int) else TaskState(value)
-    except (KeyError, ValueError):
-        raise InvalidParamsError.for_field(path, f"unknown task state {value!r}") from None
+    """A task state by name or number; ``TASK_STATE_UNSPECIFIED`` reads as None."""
+    state = TaskState(parse_enum(value, _TASK_STATES, path, "task state"))
     return None if state is TaskState.UNSPECIFIED else state
-
-
-def parse_timestamp(value: Any, path: str) -> datetime:
-    if not isinstance(value, str):
-        raise InvalidParamsError.for_field(path, "must be an RFC 3339 timestamp string")
-    try:
-        parsed = datetime.fromisoformat(value)
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=UTC)
-        return parsed.astimezone(UTC)
-    except (ValueError, OverflowError):  # overflow: year 1 with a positive offset
-        raise InvalidParamsError.for_field(path, "must be an RFC 3339 timestamp") from None
-
-
-def format_timestamp(value: datetime) -> str:
-    """UTC, millisecond precision, ``Z`` suffix (spec §5.6.1)."""
-    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _put(out: JSON, name: str, value: Any) -> None:
@@ -181,17 +156,13 @@ class Message:
     def from_wire(cls, obj: Any, path: str = "message") -> Message:
         obj = FIELDS.require_object(obj, path)
         role_value, role_path = FIELDS.field(obj, "role", path)
-        try:
-            if isinstance(role_value, bool):
-                raise ValueError(role_value)
-            role = _ROLE_NUMBERS[role_value] if isinstance(role_value, int) else Role(role_value)
-        except (KeyError, ValueError):
-            role = Role.UNSPECIFIED
-        if role is Role.UNSPECIFIED:
+        # An unknown role gets the same error as an unspecified one.
+        role = enum_name(role_value, _ROLES)
+        if role is None or role == Role.UNSPECIFIED:
             raise InvalidParamsError.for_field(role_path, "must be ROLE_USER or ROLE_AGENT")
         return cls(
             message_id=FIELDS.read_str(obj, "messageId", path, required=True),
-            role=role,
+            role=Role(role),
             parts=FIELDS.read_parts(obj, "parts", path, Part.from_wire),
             context_id=FIELDS.read_str(obj, "contextId", path) or "",
             task_id=FIELDS.read_str(obj, "taskId", path) or "",

@@ -11,8 +11,9 @@ found, what an error calls it and whether ProtoJSON's defaults apply:
 * :data:`PROTOJSON_V03` — v0.3 HTTP+JSON, the ProtoJSON of the v0.3 proto (:mod:`.v03.rest`).
 
 Paths name an object (``""`` for the request's top level, ``message.parts[0]``); a field's
-path is :func:`join` of its object's path and its name. Also here: base64 normalisation and
-the list-of-parts reader every dialect's message and artifact use.
+path is :func:`join` of its object's path and its name. Also here: the list-of-parts reader
+every dialect's message and artifact use, and the values that need more than a type check:
+ProtoJSON enums, timestamps and base64.
 
 This module imports nothing from Django or the rest of the app.
 """
@@ -22,8 +23,9 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
@@ -197,7 +199,43 @@ PLAIN_JSON = Dialect(exact_key)
 PROTOJSON_V03 = Dialect(camel_or_snake_key, root="body", numeric_strings=True, empty_is_unset=True)
 
 
-# --- bytes ---------------------------------------------------------------------------------
+# --- values --------------------------------------------------------------------------------
+
+
+def enum_name(value: Any, names: Sequence[str]) -> str | None:
+    """A ProtoJSON enum value's name: ``value`` itself when it is one of ``names``, or the
+    name its number stands for (its position in ``names``); None when it is neither."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
+        return names[value]
+    if isinstance(value, str) and value in names:
+        return value
+    return None
+
+
+def parse_enum(value: Any, names: Sequence[str], path: str, what: str) -> str:
+    """As :func:`enum_name`, an error naming ``path`` when ``value`` is no ``what``."""
+    name = enum_name(value, names)
+    if name is None:
+        raise InvalidParamsError.for_field(path, f"unknown {what} {value!r}")
+    return name
+
+
+def parse_timestamp(value: Any, path: str) -> datetime:
+    """An RFC 3339 timestamp, leniently (any precision, any offset, none meaning UTC), in UTC."""
+    if not isinstance(value, str):
+        raise InvalidParamsError.for_field(path, "must be an RFC 3339 timestamp string")
+    try:
+        parsed = datetime.fromisoformat(value)
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return parsed.astimezone(UTC)
+    except (ValueError, OverflowError):  # overflow: year 1 with a positive offset
+        raise InvalidParamsError.for_field(path, "must be an RFC 3339 timestamp") from None
+
+
+def format_timestamp(value: datetime) -> str:
+    """UTC, millisecond precision, ``Z`` suffix (spec §5.6.1)."""
+    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def normalize_base64(value: Any, path: str) -> str:

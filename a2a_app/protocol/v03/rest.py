@@ -32,7 +32,7 @@ from typing import Any
 
 from a2a_app.protocol.errors import FieldViolation, InvalidParamsError
 from a2a_app.protocol.v03 import common
-from a2a_app.protocol.wire import JSON, join, normalize_base64
+from a2a_app.protocol.wire import JSON, join, normalize_base64, parse_enum
 from a2a_app.protocol.wire import PROTOJSON_V03 as FIELDS
 
 #: The one state name v0.3 spells differently (it is the only change from v1.0's names).
@@ -40,15 +40,6 @@ _STATES_TO_V03 = {"TASK_STATE_CANCELED": "TASK_STATE_CANCELLED"}
 #: In proto enum number order: ProtoJSON also accepts the numbers.
 _ROLES = ("ROLE_UNSPECIFIED", "ROLE_USER", "ROLE_AGENT")
 _CONFIG_NAME = re.compile(r"tasks/([^/]+)/pushNotificationConfigs/([^/]+)")
-
-
-def _enum(value: Any, names: tuple[str, ...], path: str, what: str) -> str:
-    """A ProtoJSON enum: its name, or its number (the position in ``names``)."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(names):
-        return names[value]
-    if isinstance(value, str) and value in names:
-        return value
-    raise InvalidParamsError.for_field(path, f"unknown {what} {value!r}")
 
 
 # --- states and roles --------------------------------------------------------------------
@@ -59,7 +50,7 @@ def state_to_v03(state: str) -> str:
 
 
 def role_from_v03(value: Any, path: str = "message.role") -> str:
-    role = _enum(value, _ROLES, path, "role")
+    role = parse_enum(value, _ROLES, path, "role")
     if role == "ROLE_UNSPECIFIED":
         raise InvalidParamsError.for_field(path, "must be ROLE_USER or ROLE_AGENT")
     return role
