@@ -5,7 +5,7 @@ A :class:`Dialect` reads the fields of a JSON object (typed getters that raise
 the way that dialect leaves fields out. The three dialects differ only in how a field is
 found, what an error calls it and whether ProtoJSON's defaults apply:
 
-* :data:`PROTOJSON` — v1.0 ProtoJSON (:mod:`.types`);
+* :data:`PROTOJSON` — v1.0 ProtoJSON (:mod:`.types`, :mod:`.params`);
 * :data:`PLAIN_JSON` — v0.3 JSON-RPC and the pre-0.3 ``tasks/send`` (:mod:`.v03.jsonrpc`,
   :mod:`.legacy`);
 * :data:`PROTOJSON_V03` — v0.3 HTTP+JSON, the ProtoJSON of the v0.3 proto (:mod:`.v03.rest`).
@@ -15,7 +15,7 @@ path is :func:`join` of its object's path and its name. Also here: the list-of-p
 every dialect's message and artifact use, and the values that need more than a type check:
 ProtoJSON enums, timestamps and base64.
 
-This module imports nothing from Django or the rest of the app.
+This module imports nothing from Django, nor anything outside the protocol package.
 """
 
 from __future__ import annotations
@@ -174,7 +174,8 @@ class Dialect:
     def read_parts(
         self, obj: JSON, name: str, path: str, read_part: PartReader, *, allow_empty: bool = False
     ) -> list[Any]:
-        """A required list of parts, each read by ``read_part(item, its path)``."""
+        """A required list of parts, each read by ``read_part(item, its path)``. An empty
+        list is an error unless ``allow_empty`` (left to a later parser that says so)."""
         items = self.read_list(obj, name, path, required=True)
         base = self.field(obj, name, path)[1]
         if not items and not allow_empty:
