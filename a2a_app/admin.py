@@ -15,7 +15,8 @@ from a2a_app.caller import Caller
 from a2a_app.core import service
 from a2a_app.models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.errors import A2AError
-from a2a_app.protocol.types import TERMINAL_STATES, TaskIdRequest
+from a2a_app.protocol.params import TaskIdRequest
+from a2a_app.protocol.types import TERMINAL_STATES
 from a2a_app.push import delivery
 from a2a_app.skills import registry
 

@@ -55,11 +55,11 @@ class Failure:
 
 def _v03_card_fields() -> frozenset[str]:
     """The top-level fields CARD_V03_COMPAT adds to the v1.0 card, asked of the code."""
-    from a2a_app.protocol import v03
+    from a2a_app.protocol.v03.card import card_v03_fields
 
     card = {"capabilities": {}, "securityRequirements": []}
     extra = [{"url": "", "transport": "HTTP+JSON"}]
-    return frozenset(v03.card_v03_fields(card, jsonrpc_url="", extra_interfaces=extra))
+    return frozenset(card_v03_fields(card, jsonrpc_url="", extra_interfaces=extra))
 
 
 _SCHEMA_COMPLAINT = re.compile(r"^\$: (?P<names>'[^']+'(?:, '[^']+')*) (?:does|do) not match")

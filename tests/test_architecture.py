@@ -84,7 +84,7 @@ def test_each_layer_imports_only_what_it_may(module: str, imported: list[str]) -
 
 def test_celery_is_reached_only_through_the_dispatcher_and_the_jobs() -> None:
     users = {m for m, imported in MODULES if any(n.split(".")[0] == "celery" for n in imported)}
-    assert users == {"a2a_app.core.dispatch", "a2a_app.jobs", "a2a_app.checks"}
+    assert users == {"a2a_app.core.dispatch", "a2a_app.jobs"}
 
 
 def test_only_the_urls_and_the_test_kit_reach_into_the_bindings() -> None:

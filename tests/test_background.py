@@ -30,7 +30,8 @@ from a2a_app.core import dispatch, runner, service
 from a2a_app.core.execution import SAFE_FAILURE_TEXT, build_context
 from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskEvent, TaskMessage
-from a2a_app.protocol.types import Message, Part, Role, TaskIdRequest, TaskState
+from a2a_app.protocol.params import TaskIdRequest
+from a2a_app.protocol.types import Message, Part, Role, TaskState
 from a2a_app.signals import artifact_added, task_status_changed
 from a2a_app.skills import catalogue as skills
 from a2a_app.skills.context import text_artifact

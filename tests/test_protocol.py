@@ -23,23 +23,18 @@ from a2a_app.protocol.errors import (
     TaskNotFoundError,
     VersionNotSupportedError,
 )
-from a2a_app.protocol.types import (
+from a2a_app.protocol.params import (
     DEFAULT_PAGE_SIZE,
-    Artifact,
     GetTaskRequest,
     ListTasksRequest,
-    Message,
-    Part,
-    Role,
     SendMessageRequest,
     TaskIdRequest,
-    TaskState,
-    format_timestamp,
-    parse_task_state,
-    parse_timestamp,
-    read_int,
 )
+from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState, parse_task_state
 from a2a_app.protocol.versions import SUPPORTED_VERSIONS, V1_0, negotiate
+from a2a_app.protocol.wire import PROTOJSON, format_timestamp, parse_timestamp
+
+read_int = PROTOJSON.read_int
 
 
 def violation_fields(error: A2AError) -> list[str]:
@@ -376,7 +371,7 @@ class TestReadInt:
     @pytest.mark.parametrize("value", [True, False, 1.5, "1.5", "ten", [], {}])
     def test_non_integers_and_bools_are_rejected(self, value):
         with pytest.raises(InvalidParamsError) as info:
-            read_int({"historyLength": value}, "historyLength", "configuration.")
+            read_int({"historyLength": value}, "historyLength", "configuration")
         assert violation_fields(info.value) == ["configuration.historyLength"]
 
     def test_bounds(self):

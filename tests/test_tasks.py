@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 
 from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Skill, Task, TaskArtifact, TaskMessage
-from a2a_app.protocol.types import format_timestamp
+from a2a_app.protocol.wire import format_timestamp
 from a2a_app.skills.registry import SkillSpec, registered
 from tests.conftest import user_message
 from tests.support import error_info, error_of, new_task, send, violated_fields

@@ -23,7 +23,7 @@ from django.db import connection, transaction
 from a2a_app.caller import ANONYMOUS
 from a2a_app.core import rows, sending
 from a2a_app.models import CatalogChange, Skill, Task
-from a2a_app.protocol.types import SendMessageRequest
+from a2a_app.protocol.params import SendMessageRequest
 from a2a_app.skills.registry import SkillSpec, registered
 
 pytestmark = pytest.mark.django_db(transaction=True)

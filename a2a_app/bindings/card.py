@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from a2a_app.bindings.http import served_by_asgi
 from a2a_app.conf import a2a_settings
-from a2a_app.protocol import v03
+from a2a_app.protocol.v03.card import card_v03_fields
 from a2a_app.protocol.versions import V0_3, V1_0
 from a2a_app.skills.catalogue import Catalogue, get_catalogue
 
@@ -98,7 +98,7 @@ def build_card(root: str, catalogue: Catalogue, *, streaming: bool = False) -> d
         # v0.3 clients read these top-level fields (spec reference §6.5, option a).
         v1_interfaces = [i for i in card["supportedInterfaces"] if i["protocolVersion"] == V1_0]
         card.update(
-            v03.card_v03_fields(
+            card_v03_fields(
                 card, jsonrpc_url=v1_interfaces[0]["url"], extra_interfaces=v1_interfaces
             )
         )

@@ -7,8 +7,8 @@ conversions in and out:
 
 * ``V1`` — v1.0 over JSON-RPC and HTTP+JSON: no conversion;
 * ``V03_JSONRPC`` — v0.3 JSON-RPC (``message/send``, ...), and the pre-0.3 ``tasks/send``,
-  through :mod:`a2a_app.protocol.v03` and :mod:`a2a_app.protocol.legacy`;
-* ``V03_REST`` — v0.3 HTTP+JSON routes, through :mod:`a2a_app.protocol.v03_rest` (their
+  through :mod:`a2a_app.protocol.v03.jsonrpc` and :mod:`a2a_app.protocol.legacy`;
+* ``V03_REST`` — v0.3 HTTP+JSON routes, through :mod:`a2a_app.protocol.v03.rest` (their
   params are converted by the routes, which know the paths).
 
 The service only ever speaks v1.0. Operations that create something (a task, a push
@@ -23,9 +23,9 @@ from typing import Any
 
 from a2a_app.caller import Caller
 from a2a_app.core import push_configs, sending, service, store, streams
-from a2a_app.protocol import legacy, v03, v03_rest
+from a2a_app.protocol import legacy
 from a2a_app.protocol.errors import TaskNotFoundError, UnsupportedOperationError
-from a2a_app.protocol.types import (
+from a2a_app.protocol.params import (
     GetTaskRequest,
     ListPushConfigsRequest,
     ListTasksRequest,
@@ -34,6 +34,8 @@ from a2a_app.protocol.types import (
     SendMessageRequest,
     TaskIdRequest,
 )
+from a2a_app.protocol.v03 import jsonrpc as v03_jsonrpc
+from a2a_app.protocol.v03 import rest as v03_rest
 from a2a_app.protocol.versions import V0_3, V1_0
 
 JSON = dict[str, Any]
@@ -123,12 +125,12 @@ V1: dict[str, Method] = {name: Method(operation) for name, operation in OPERATIO
 def _send_result_v03(result: JSON) -> JSON:
     """v0.3 returns the bare Task or Message, each with its ``kind``."""
     if "task" in result:
-        return v03.task_to_v03(result["task"])
-    return v03.message_to_v03(result["message"])
+        return v03_jsonrpc.task_to_v03(result["task"])
+    return v03_jsonrpc.message_to_v03(result["message"])
 
 
 def _event_v03(event: JSON, last: bool) -> JSON:
-    return v03.stream_response_to_v03(event, final=last)
+    return v03_jsonrpc.stream_response_to_v03(event, final=last)
 
 
 def _push_get_v03(request: PushConfigIdRequest, caller: Caller) -> JSON:
@@ -161,7 +163,7 @@ def _legacy_send(params: JSON, caller: Caller) -> JSON:
     result = sending.send_message(SendMessageRequest.from_wire(v1_params), caller, V0_3)
     if "task" in result:
         return legacy.legacy_task_to_wire(result["task"])
-    return v03.message_to_v03(result["message"])
+    return v03_jsonrpc.message_to_v03(result["message"])
 
 
 def _v03(name: str, params_in: Callable[[JSON], JSON], **adapters: Any) -> Method:
@@ -169,15 +171,25 @@ def _v03(name: str, params_in: Callable[[JSON], JSON], **adapters: Any) -> Metho
 
 
 V03_JSONRPC: dict[str, Method] = {
-    "message/send": _v03("SendMessage", v03.send_params_from_v03, result_out=_send_result_v03),
-    "message/stream": _v03("SendStreamingMessage", v03.send_params_from_v03, event_out=_event_v03),
-    "tasks/get": _v03("GetTask", v03.task_query_from_v03, result_out=v03.task_to_v03),
-    "tasks/cancel": _v03("CancelTask", v03.task_id_params_from_v03, result_out=v03.task_to_v03),
-    "tasks/resubscribe": _v03("SubscribeToTask", v03.task_id_params_from_v03, event_out=_event_v03),
+    "message/send": _v03(
+        "SendMessage", v03_jsonrpc.send_params_from_v03, result_out=_send_result_v03
+    ),
+    "message/stream": _v03(
+        "SendStreamingMessage", v03_jsonrpc.send_params_from_v03, event_out=_event_v03
+    ),
+    "tasks/get": _v03(
+        "GetTask", v03_jsonrpc.task_query_from_v03, result_out=v03_jsonrpc.task_to_v03
+    ),
+    "tasks/cancel": _v03(
+        "CancelTask", v03_jsonrpc.task_id_params_from_v03, result_out=v03_jsonrpc.task_to_v03
+    ),
+    "tasks/resubscribe": _v03(
+        "SubscribeToTask", v03_jsonrpc.task_id_params_from_v03, event_out=_event_v03
+    ),
     "tasks/pushNotificationConfig/set": _v03(
         "CreateTaskPushNotificationConfig",
-        v03.push_config_from_v03,
-        result_out=v03.push_config_to_v03,
+        v03_jsonrpc.push_config_from_v03,
+        result_out=v03_jsonrpc.push_config_to_v03,
     ),
     "tasks/pushNotificationConfig/get": Method(
         Operation(
@@ -186,16 +198,16 @@ V03_JSONRPC: dict[str, Method] = {
             gate=push_configs.require_push,
         ),
         V0_3,
-        v03.push_get_params_from_v03,
-        result_out=v03.push_config_to_v03,
+        v03_jsonrpc.push_get_params_from_v03,
+        result_out=v03_jsonrpc.push_config_to_v03,
     ),
     "tasks/pushNotificationConfig/list": _v03(
         "ListTaskPushNotificationConfigs",
-        v03.push_list_params_from_v03,
-        result_out=lambda result: [v03.push_config_to_v03(c) for c in result["configs"]],
+        v03_jsonrpc.push_list_params_from_v03,
+        result_out=lambda result: [v03_jsonrpc.push_config_to_v03(c) for c in result["configs"]],
     ),
     "tasks/pushNotificationConfig/delete": _v03(
-        "DeleteTaskPushNotificationConfig", v03.push_delete_params_from_v03
+        "DeleteTaskPushNotificationConfig", v03_jsonrpc.push_delete_params_from_v03
     ),
     "agent/getAuthenticatedExtendedCard": Method(
         OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03

@@ -23,7 +23,6 @@ from a2a_app.bindings import http, operations, sse
 from a2a_app.bindings.http import JSON_MEDIA_TYPES, MethodNotAllowedError, UnsupportedMediaTypeError
 from a2a_app.bindings.operations import Method
 from a2a_app.core import streams
-from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import (
     A2AError,
     InternalError,
@@ -32,6 +31,7 @@ from a2a_app.protocol.errors import (
     JSONParseError,
     MethodNotFoundError,
 )
+from a2a_app.protocol.v03 import rest as v03_rest
 from a2a_app.protocol.versions import negotiate
 
 logger = logging.getLogger("a2a_app")

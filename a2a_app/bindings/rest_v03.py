@@ -3,7 +3,7 @@
 v0.3 REST clients append the v0.3 proto's HTTP paths (``/v1/message:send``, ``/v1/tasks/{id}``,
 …) to the HTTP+JSON interface URL the card lists for protocol version 0.3, which is the
 same ``/a2a/rest`` as v1.0's. Each route converts its body from the v0.3 proto's JSON
-(:mod:`a2a_app.protocol.v03_rest`) to the v1.0 request params, calls the same service as
+(:mod:`a2a_app.protocol.v03.rest`) to the v1.0 request params, calls the same service as
 the v1.0 routes with version ``"0.3"`` (the tasks and push configs made here remember it)
 and converts the answer back. Errors have the REST shape of :mod:`a2a_app.bindings.rest`; field
 paths name the v0.3 fields. ``A2A-Version`` may be absent or 0.3 here; 1.0 clients have
@@ -19,8 +19,8 @@ from django.http import HttpRequest
 
 from a2a_app.bindings import operations, rest
 from a2a_app.bindings.rest import json_body
-from a2a_app.protocol import v03_rest
 from a2a_app.protocol.errors import VersionNotSupportedError
+from a2a_app.protocol.v03 import rest as v03_rest
 from a2a_app.protocol.versions import V0_3, negotiate
 
 JSON = dict[str, Any]

@@ -23,7 +23,7 @@ from a2a_app.protocol.errors import (
     PushNotificationNotSupportedError,
     TaskNotFoundError,
 )
-from a2a_app.protocol.types import (
+from a2a_app.protocol.params import (
     ListPushConfigsRequest,
     PushConfigIdRequest,
     PushNotificationConfig,

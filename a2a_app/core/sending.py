@@ -38,13 +38,8 @@ from a2a_app.protocol.errors import (
     InvalidParamsError,
     UnsupportedOperationError,
 )
-from a2a_app.protocol.types import (
-    Artifact,
-    Message,
-    Part,
-    SendMessageRequest,
-    TaskState,
-)
+from a2a_app.protocol.params import SendMessageRequest
+from a2a_app.protocol.types import Artifact, Message, Part, TaskState
 from a2a_app.protocol.versions import V1_0
 from a2a_app.skills.catalogue import SkillInfo, get_catalogue
 from a2a_app.skills.context import Failed, agent_message

@@ -15,7 +15,8 @@ from a2a_app.core import store
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.exceptions import TaskClosed
 from a2a_app.protocol.errors import TaskNotCancelableError, UnsupportedOperationError
-from a2a_app.protocol.types import GetTaskRequest, ListTasksRequest, TaskIdRequest, TaskState
+from a2a_app.protocol.params import GetTaskRequest, ListTasksRequest, TaskIdRequest
+from a2a_app.protocol.types import TaskState
 
 JSON = dict[str, Any]
 

@@ -25,7 +25,8 @@ from a2a_app.caller import Caller
 from a2a_app.core import rows
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.errors import InvalidParamsError, TaskNotFoundError
-from a2a_app.protocol.types import ListTasksRequest, format_timestamp
+from a2a_app.protocol.params import ListTasksRequest
+from a2a_app.protocol.wire import format_timestamp
 
 JSON = dict[str, Any]
 

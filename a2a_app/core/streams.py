@@ -35,13 +35,12 @@ from a2a_app.core.notify import get_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.models import TaskEvent
 from a2a_app.protocol.errors import UnsupportedOperationError
+from a2a_app.protocol.params import SendMessageRequest, TaskIdRequest
 from a2a_app.protocol.types import (
     INTERRUPTED_STATES,
     TERMINAL_STATES,
     Artifact,
     Message,
-    SendMessageRequest,
-    TaskIdRequest,
     TaskState,
     ends_stream,
 )

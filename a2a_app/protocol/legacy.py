@@ -10,23 +10,16 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from a2a_app.protocol.v03 import (
-    _PARAMS,
-    JSON,
-    _copy,
-    _int,
-    _object,
-    _opt_object,
-    _part_to,
-    _parts_from,
-    _set,
-    _str,
-    _str_list,
+from a2a_app.protocol.v03.jsonrpc import (
+    part_to_v03,
+    parts_from_v03,
     push_config_from_v03,
     role_from_v03,
     role_to_v03,
     state_to_v03,
 )
+from a2a_app.protocol.wire import JSON
+from a2a_app.protocol.wire import PLAIN_JSON as FIELDS
 
 
 def legacy_send_params(params: Any) -> tuple[JSON, str]:
@@ -35,37 +28,39 @@ def legacy_send_params(params: Any) -> tuple[JSON, str]:
     Those messages have no ``messageId`` (one is generated) and call the context
     ``sessionId``. Whether the task id names an existing task is the service's call.
     """
-    params = _object(params, _PARAMS)
-    task_id = _str(params, "id", _PARAMS) or ""
-    context_id = _str(params, "sessionId", _PARAMS)
-    message = _object(params.get("message"), "message")
+    params = FIELDS.require_object(params, "")
+    task_id = FIELDS.read_str(params, "id", "") or ""
+    context_id = FIELDS.read_str(params, "sessionId", "")
+    message = FIELDS.require_object(params.get("message"), "message")
     converted: JSON = {
-        "messageId": _str(message, "messageId", "message") or str(uuid.uuid4()),
+        "messageId": FIELDS.read_str(message, "messageId", "message") or str(uuid.uuid4()),
         "role": role_from_v03(message.get("role"), "message.role"),
-        "parts": _parts_from(message, "message", "type"),
+        "parts": parts_from_v03(message, "message", "type"),
     }
-    _set(converted, "contextId", context_id or None)
-    _set(converted, "metadata", _opt_object(message, "metadata", "message"))
+    FIELDS.put(converted, "contextId", context_id or None)
+    FIELDS.put(converted, "metadata", FIELDS.read_object(message, "metadata", "message"))
     out: JSON = {"message": converted}
     config: JSON = {}
-    _set(config, "acceptedOutputModes", _str_list(params, "acceptedOutputModes", _PARAMS))
-    _set(config, "historyLength", _int(params, "historyLength", _PARAMS))
+    FIELDS.put(
+        config, "acceptedOutputModes", FIELDS.read_str_list(params, "acceptedOutputModes", "")
+    )
+    FIELDS.put(config, "historyLength", FIELDS.read_int(params, "historyLength", ""))
     if params.get("pushNotification") is not None:
         config["taskPushNotificationConfig"] = push_config_from_v03(
             params["pushNotification"], "pushNotification"
         )
     if config:
         out["configuration"] = config
-    _set(out, "metadata", _opt_object(params, "metadata", _PARAMS))
+    FIELDS.put(out, "metadata", FIELDS.read_object(params, "metadata", ""))
     return out, task_id
 
 
 def _legacy_message(message: JSON) -> JSON:
     out: JSON = {
         "role": role_to_v03(message["role"]),
-        "parts": [_part_to(p, "type") for p in message.get("parts", [])],
+        "parts": [part_to_v03(p, "type") for p in message.get("parts", [])],
     }
-    _copy(message, out, "metadata")
+    FIELDS.copy(message, out, "metadata")
     return out
 
 
@@ -75,20 +70,20 @@ def legacy_task_to_wire(task: JSON) -> JSON:
     legacy_status: JSON = {"state": state_to_v03(status.get("state", "TASK_STATE_UNSPECIFIED"))}
     if status.get("message") is not None:
         legacy_status["message"] = _legacy_message(status["message"])
-    _copy(status, legacy_status, "timestamp")
+    FIELDS.copy(status, legacy_status, "timestamp")
     out: JSON = {"id": task["id"]}
-    _set(out, "sessionId", task.get("contextId"))
+    FIELDS.put(out, "sessionId", task.get("contextId"))
     out["status"] = legacy_status
     if task.get("artifacts") is not None:
         out["artifacts"] = []
         for index, artifact in enumerate(task["artifacts"]):
             legacy: JSON = {}
-            _copy(artifact, legacy, "name", "description")
-            legacy["parts"] = [_part_to(p, "type") for p in artifact.get("parts", [])]
+            FIELDS.copy(artifact, legacy, "name", "description")
+            legacy["parts"] = [part_to_v03(p, "type") for p in artifact.get("parts", [])]
             legacy["index"] = index
-            _copy(artifact, legacy, "metadata")
+            FIELDS.copy(artifact, legacy, "metadata")
             out["artifacts"].append(legacy)
     if task.get("history") is not None:
         out["history"] = [_legacy_message(m) for m in task["history"]]
-    _copy(task, out, "metadata")
+    FIELDS.copy(task, out, "metadata")
     return out

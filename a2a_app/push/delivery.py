@@ -23,8 +23,8 @@ from django.utils import timezone
 from a2a_app.conf import a2a_settings
 from a2a_app.core.dispatch import get_dispatcher
 from a2a_app.models import Delivery, PushConfig
-from a2a_app.protocol import v03
 from a2a_app.protocol.types import ends_stream
+from a2a_app.protocol.v03 import jsonrpc as v03_jsonrpc
 from a2a_app.protocol.versions import V0_3
 from a2a_app.push import policy
 from a2a_app.push.senders import WebhookRequest
@@ -64,7 +64,7 @@ def _request_for(
     event = delivery.event.body
     if config.protocol_version == V0_3:
         # Registered by a v0.3 client: it gets v0.3 shapes (kind, lowercase states, final).
-        event = v03.stream_response_to_v03(event, final=ends_stream(event))
+        event = v03_jsonrpc.stream_response_to_v03(event, final=ends_stream(event))
     body = json.dumps(event, separators=(",", ":")).encode()
     return WebhookRequest(url=config.url, body=body, headers=headers, addresses=addresses)
 
