@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from django.test import AsyncClient, Client
 
+from a2a_app import testing
 from a2a_app.core import runner
 from a2a_app.models import PushConfig, Task
 from a2a_app.protocol.errors import InvalidParamsError
@@ -821,19 +822,10 @@ def run(scenario: Any) -> Any:
 async def sse_events(response: Any) -> list[JSON]:
     """The data of every SSE event of an open stream: bare v0.3 StreamResponse objects."""
     assert response.status_code == 200, response.content
-    assert response.streaming
     assert response["Content-Type"] == "text/event-stream"
-    buffer, out = b"", []
-    async for chunk in response.streaming_content:
-        buffer += chunk
-        while b"\n\n" in buffer:
-            event, buffer = buffer.split(b"\n\n", 1)
-            if event.startswith(b":"):
-                continue
-            assert event.startswith(b"data: "), event
-            payload = json.loads(event.removeprefix(b"data: "))
-            assert len(payload) == 1 and set(payload) <= PAYLOADS, payload
-            out.append(payload)
+    out = [payload async for payload in testing.sse_events(response)]
+    for payload in out:
+        assert len(payload) == 1 and set(payload) <= PAYLOADS, payload
     return out
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import io
 import re
 import uuid
-from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -20,7 +19,6 @@ from django.utils import timezone
 from a2a_app.core import runner
 from a2a_app.models import Skill
 from a2a_app.protocol.types import Message, Part, Role
-from a2a_app.skills import catalogue as a2a_skills
 from a2a_app.skills import registry
 from a2a_app.skills.catalogue import SkillInfo, get_catalogue
 from a2a_app.skills.context import InputRequired, Rejected, Working
@@ -196,14 +194,6 @@ def test_running_again_for_the_same_task_keeps_one_request() -> None:
 
 
 # --- routing and demo data ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def demo(db) -> Iterator[None]:
-    call_command("load_demo", stdout=io.StringIO())
-    a2a_skills.clear_cache()  # the catalogue is cached per process
-    yield
-    a2a_skills.clear_cache()
 
 
 def test_load_demo_registers_the_skill_once(db) -> None:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import io
 import re
 import threading
 import time as clock
 import uuid
-from collections.abc import Iterator
 from datetime import date, time, timedelta
 from decimal import Decimal
 from typing import Any
@@ -19,7 +17,6 @@ from django.test import RequestFactory
 from django.utils import timezone
 
 from a2a_app.models import Skill
-from a2a_app.skills import catalogue as a2a_skills
 from a2a_app.skills.context import Completed, InputRequired, Rejected
 from a2a_app.testing import run_skill
 from skills import booking, views
@@ -333,14 +330,6 @@ def test_load_demo_is_idempotent(db, capsys) -> None:
 
 
 # --- through the A2A endpoint ------------------------------------------------------
-
-
-@pytest.fixture
-def demo(db) -> Iterator[None]:
-    call_command("load_demo", stdout=io.StringIO())
-    a2a_skills.clear_cache()  # the catalogue is cached per process
-    yield
-    a2a_skills.clear_cache()
 
 
 def send(rpc: Any, text: str, **fields: Any) -> dict[str, Any]:
