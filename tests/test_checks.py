@@ -52,7 +52,7 @@ def test_no_push_and_no_background_skill_needs_no_celery() -> None:
 def test_a_project_with_a_celery_app_passes() -> None:
     from a2a_app import checks
 
-    assert checks.celery_app_configured()
+    assert celery_app_configured(CeleryDispatcher().app)
     assert checks.check_celery() == []
 
 

@@ -91,13 +91,9 @@ class CeleryDispatcher:
         notify.publish(task_id)
 
 
-def celery_app_configured(app: Any = None) -> bool:
-    """Has the site made a Celery app? Celery's fallback app, which it makes when nobody
+def celery_app_configured(app: Any) -> bool:
+    """Is ``app`` one the site made? Celery's fallback app, which it makes when nobody
     did, is called "default" and has no Django fix-up; work sent there never runs."""
-    if app is None:
-        from celery import current_app
-
-        app = current_app._get_current_object()
     return not (app.main == "default" and not app.fixups)
 
 
