@@ -3,6 +3,10 @@
 The bindings identify callers (:mod:`a2a_app.bindings.auth`); nobody identified means
 anonymous. A task belongs to the scope that created it. Anonymous tasks are reachable by their
 (unguessable) id, but an anonymous ListTasks only sees the context it names.
+
+A caller that came with an API key carries the key's scopes: the key may do only what they
+name (``operation:<Method>``, ``skill:<id>``, or a permission a skill asks for), and never
+more than its user may.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ ANONYMOUS_SCOPE = ""
 @dataclass(frozen=True, slots=True)
 class Caller:
     user: Any = None
+    #: The API key's scopes, when the caller came with a key; None: not limited by a key.
+    scopes: frozenset[str] | None = None
 
     @property
     def is_authenticated(self) -> bool:
@@ -25,6 +31,30 @@ class Caller:
     def scope(self) -> str:
         """The ``Task.owner`` value of this caller's tasks."""
         return f"user:{self.user.pk}" if self.is_authenticated else ANONYMOUS_SCOPE
+
+    def has_permission(self, permission: str) -> bool:
+        """Whether this caller holds ``permission``: a scope of its API key, or (in the
+        ``app_label.codename`` form) a Django permission of its user that its key, if any,
+        does not withhold."""
+        if not self.is_authenticated:
+            return False
+        if self.scopes is not None and permission in self.scopes:
+            return True
+        if "." not in permission:
+            return False
+        return self.scopes is None and bool(self.user.has_perm(permission))
+
+    def may_call(self, operation: str) -> bool:
+        """Whether the caller's API key (if any) lets it call ``operation`` ("SendMessage")."""
+        if self.scopes is None or not any(s.startswith("operation:") for s in self.scopes):
+            return True
+        return f"operation:{operation}" in self.scopes
+
+    def may_use_skill(self, skill_id: str) -> bool:
+        """Whether the caller's API key (if any) lets it use the skill ``skill_id``."""
+        if self.scopes is None or not any(s.startswith("skill:") for s in self.scopes):
+            return True
+        return f"skill:{skill_id}" in self.scopes
 
 
 ANONYMOUS = Caller()
