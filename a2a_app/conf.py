@@ -47,8 +47,14 @@ DEFAULTS: dict[str, Any] = {
     "EXTENSIONS": [],
     # Also describe the v0.3 interfaces and the v0.3 top-level fields (protocolVersion,
     # url, preferredTransport, additionalInterfaces...) so v0.3 clients discover us.
-    # False: a pure v1.0 card (needed to sign it; v0.3 clients then cannot read it).
+    # False: a pure v1.0 card (v0.3 clients then cannot read it). A signed card's
+    # signatures cover its v1.0 fields only, which is what v1.0 verifiers rebuild.
     "CARD_V03_COMPAT": True,
+    # EC P-256 keys that sign the agent card, newest first: [{"kid": "...",
+    # "private_key": "<PEM>" or "file:/path/key.pem"}]. Each key signs (ES256) and is
+    # published at /.well-known/jwks.json; keep two during a rotation. Make one with
+    # `manage.py a2a_card_keys generate`. Empty: the card is not signed.
+    "CARD_SIGNING_KEYS": [],
     # Cache-Control max-age of the agent card, in seconds.
     "CARD_MAX_AGE": 300,
     # How long a web process trusts its cached copy of the skills' change marker.
