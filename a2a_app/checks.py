@@ -7,6 +7,7 @@ from typing import Any
 from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
+from a2a_app.card_signing import key_problems
 from a2a_app.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, a2a_settings
 from a2a_app.core.dispatch import get_dispatcher
 from a2a_app.skills import registry
@@ -93,4 +94,18 @@ def check_celery(app_configs: Any = None, **kwargs: Any) -> list:
             "background skills, A2A_APP['PUSH_NOTIFICATIONS'] = False needs no Celery.",
             id="a2a_app.E020",
         )
+    ]
+
+
+@register()
+def check_card_signing_keys(app_configs: Any = None, **kwargs: Any) -> list:
+    """Each ``CARD_SIGNING_KEYS`` entry must be an EC P-256 private key with a kid."""
+    return [
+        Error(
+            problem,
+            hint="Make a key with `manage.py a2a_card_keys generate --out PATH` and list it "
+            'as {"kid": ..., "private_key": "file:PATH"}.',
+            id="a2a_app.E060",
+        )
+        for problem in key_problems(a2a_settings.CARD_SIGNING_KEYS)
     ]

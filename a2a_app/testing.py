@@ -116,12 +116,15 @@ def record_dispatch(*, wake_streams: bool = True) -> Iterator[RecordingDispatche
 
 
 def reset_caches() -> None:
-    """Forget the per-process caches: skill catalogue, agent card, notifier, dispatcher."""
+    """Forget the per-process caches: skill catalogue, agent card and its signing keys,
+    notifier, dispatcher."""
+    from a2a_app import card_signing
     from a2a_app.bindings import card
     from a2a_app.skills import catalogue
 
     catalogue.clear_cache()
     card.clear_cache()
+    card_signing.clear_cache()
     notify.reset()
     dispatch.reset()
 

@@ -164,6 +164,11 @@ A2A_APP = {
     "WEBHOOK_MAX_ATTEMPTS": env.int("A2A_WEBHOOK_MAX_ATTEMPTS", 8),
     "WEBHOOK_BACKOFF_SECONDS": env.float("A2A_WEBHOOK_BACKOFF_SECONDS", 2),
     "ENCRYPTION_KEYS": env.list("A2A_ENCRYPTION_KEYS", default=[]),
+    # Keys that sign the card, newest first: A2A_CARD_SIGNING_KEYS="kid=/path/key.pem,...".
+    "CARD_SIGNING_KEYS": [
+        {"kid": kid, "private_key": f"file:{path}"}
+        for kid, path in env.dict("A2A_CARD_SIGNING_KEYS", default={}).items()
+    ],
     # Wake streams through Redis pub/sub instead of polling the database.
     "NOTIFIER_REDIS_URL": env.str("A2A_NOTIFIER_REDIS_URL", default=None),
     "STREAM_KEEPALIVE_SECONDS": env.float("A2A_STREAM_KEEPALIVE_SECONDS", 15),

@@ -2,7 +2,8 @@
 
 The serialized card is cached per web process, keyed by the skills' change marker and
 the base URL, with a strong ETag (a hash of the exact bytes served) and Last-Modified
-(when a skill last changed). A settings change clears the cache.
+(when a skill last changed). A settings change clears the cache. With
+``CARD_SIGNING_KEYS`` the card is signed when it is rendered (:mod:`a2a_app.card_signing`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from django.utils.http import http_date, parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
 
 from a2a_app.bindings.http import served_by_asgi
+from a2a_app.card_signing import sign_card, signing_enabled
 from a2a_app.conf import a2a_settings
 from a2a_app.protocol.v03.card import card_v03_fields
 from a2a_app.protocol.versions import V0_3, V1_0
@@ -114,6 +116,8 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
     if cached is not None:
         return cached
     card = build_card(root, catalogue, streaming=streaming)
+    if signing_enabled():  # signed once per rendering: the signatures are in the ETag
+        card = sign_card(card, jwks_url=root + reverse("a2a_app:jwks"))
     body = json.dumps(card, separators=(",", ":")).encode()
     # Settings changes take a restart, so the card is never older than this process.
     last_modified = max(catalogue.version or _STARTED_AT, _STARTED_AT)
