@@ -37,7 +37,7 @@ from google.protobuf.json_format import MessageToDict
 
 from a2a_app import card_signing, checks
 from a2a_app.models import Skill
-from a2a_app.protocol.card_payload import MESSAGES, payloads, spec_payload
+from a2a_app.protocol.card_payload import MESSAGES, CardPayloadError, payloads, spec_payload
 from a2a_app.skills.registry import SkillSpec, registered
 
 pytestmark = pytest.mark.django_db
@@ -580,3 +580,14 @@ def _keep_required(source: Any, out: dict[str, Any], descriptor: Descriptor) -> 
                     _keep_required(item, written, field.message_type)
             elif field.message_type.full_name != "google.protobuf.Struct":
                 _keep_required(value, out[field.json_name], field.message_type)
+
+
+def test_a_card_a_verifier_could_not_read_is_refused_with_the_field_named():
+    with pytest.raises(CardPayloadError, match=r"^provider: must be a JSON object \(AgentP"):
+        spec_payload({"name": "A", "provider": "Trattoria"})
+    with pytest.raises(CardPayloadError, match=r"^skills: must be a JSON array"):
+        spec_payload({"skills": {"id": "menu"}})
+    with pytest.raises(CardPayloadError, match=r"^skills\[0\]\.securityRequirements\[1\]"):
+        spec_payload({"skills": [{"securityRequirements": [{}, "key"]}]})
+    with signing(("k1", new_pem())), pytest.raises(CardPayloadError, match="no RFC 8785 form"):
+        card_signing.sign_card({"capabilities": {"extensions": [{"params": {"x": float("nan")}}]}})

@@ -196,7 +196,7 @@ def payloads(card: JSON) -> list[JSON]:
 
 def _read(obj: Any, message: str, path: str) -> JSON:
     if not isinstance(obj, dict):
-        raise CardPayloadError(f"{path or 'the card'}: a {message} must be a JSON object")
+        raise CardPayloadError(f"{path or 'the card'}: must be a JSON object ({message})")
     fields = MESSAGES[message]
     out: JSON = {}
     for name, field in fields.items():
