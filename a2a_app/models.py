@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from a2a_app.crypto import EncryptedTextField
-from a2a_app.protocol.types import TERMINAL_STATES, TaskState
+from a2a_app.protocol.types import OPERATION_NAMES, TERMINAL_STATES, TaskState
 
 
 class Skill(models.Model):
@@ -242,7 +242,8 @@ class PushConfig(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.config_id} → {self.url}"
+        # Not the URL: it may carry a secret, and this text shows up in the admin.
+        return f"{self.config_id} (task {self.task_id})"
 
 
 class Delivery(models.Model):
@@ -281,7 +282,7 @@ class Delivery(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"event {self.event_id} → {self.url} ({self.status})"
+        return f"event {self.event_id} of task {self.task_id} ({self.status})"
 
 
 API_KEY_PREFIX = "a2a_"
@@ -395,6 +396,19 @@ class ApiKey(models.Model):
         )
         ApiKey.objects.filter(stale, pk=self.pk).update(last_used_at=now)
         self.last_used_at = now
+
+    @staticmethod
+    def scope_problem(scopes: Any) -> str | None:
+        """What is wrong with a scopes value, or None: a list of non-empty strings, each
+        ``operation:<v1.0 method>``, ``skill:<id>`` or a permission."""
+        if not isinstance(scopes, list) or not all(isinstance(s, str) and s for s in scopes):
+            return "Scopes must be a list of non-empty strings"
+        for scope in scopes:
+            if scope.startswith("operation:") and scope[10:] not in OPERATION_NAMES:
+                return f"{scope!r}: no such operation (e.g. operation:SendMessage)"
+            if scope.startswith("skill:") and not scope[6:]:
+                return f"{scope!r}: name a skill id after skill:"
+        return None
 
     def caller_scopes(self) -> frozenset[str] | None:
         """The scopes a :class:`~a2a_app.caller.Caller` carries (None: not narrowed)."""
