@@ -26,6 +26,8 @@ from rest_framework.request import Request
 from a2a_app.conf import a2a_settings
 from a2a_app.models import ApiKey
 
+JSON = dict[str, Any]
+
 
 class ApiKeyAuthentication(authentication.BaseAuthentication):
     """``X-API-Key: a2a_…``: the key's user, with the key's scopes (see ``Caller``)."""
@@ -94,3 +96,31 @@ def _count(key: str) -> None:
             cache.incr(key)
         except ValueError:  # expired between add() and incr()
             cache.add(key, 1, timeout)
+
+
+# --- what the card declares for a class (a2a_app.bindings.security assembles the card) ----
+
+
+def scheme_of(authenticator_class: type) -> tuple[str, JSON] | None:
+    """The card's ``(name, SecurityScheme)`` for one authentication class, or None."""
+    declared = getattr(authenticator_class, "a2a_security_scheme", None)
+    if declared is not None:
+        return declared() if callable(declared) else tuple(declared)
+    if issubclass(authenticator_class, ApiKeyAuthentication):
+        header = authenticator_class.header_name()
+        return "apiKey", {"apiKeySecurityScheme": {"location": "header", "name": header}}
+    if issubclass(authenticator_class, authentication.BasicAuthentication):
+        return "basic", {"httpAuthSecurityScheme": {"scheme": "Basic"}}
+    if issubclass(authenticator_class, authentication.TokenAuthentication):
+        keyword = authenticator_class.keyword
+        return keyword.lower(), {"httpAuthSecurityScheme": {"scheme": keyword}}
+    return None
+
+
+def undeclared_classes() -> list[type]:
+    """Configured classes the card cannot describe (sessions are left out on purpose)."""
+    return [
+        cls
+        for cls in a2a_settings.AUTHENTICATION_CLASSES
+        if scheme_of(cls) is None and not issubclass(cls, authentication.SessionAuthentication)
+    ]

@@ -366,3 +366,31 @@ class TestPasswordGuessing:
             for _ in range(4):
                 ok = send(client, binding, {"Authorization": basic("alice", "alice-pw")})
                 assert ok.status_code == 200
+
+
+# --- system checks ------------------------------------------------------------------------------
+
+
+class Undeclared(authentication.BaseAuthentication):
+    def authenticate(self, request):
+        return None
+
+
+@pytest.mark.parametrize(
+    ("overrides", "ids"),
+    [
+        ({}, []),
+        ({"AUTHENTICATION_CLASSES": [API_KEY, "tests.test_security.Undeclared"]}, ["a2a_app.W030"]),
+        ({"AUTHENTICATION_CLASSES": [API_KEY, SESSION, BEARER]}, []),
+        (
+            {"AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"]},
+            ["a2a_app.W031"],
+        ),
+        ({"AUTHENTICATION_CLASSES": [], "ALLOW_ANONYMOUS": False}, ["a2a_app.E030"]),
+    ],
+)
+def test_checks(overrides, ids):
+    from a2a_app.checks import check_authentication
+
+    with with_a2a_settings(**overrides):
+        assert [m.id for m in check_authentication()] == ids

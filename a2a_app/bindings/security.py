@@ -15,6 +15,9 @@ credentials :mod:`a2a_app.bindings.auth` accepts:
   ``(name, scheme)`` pair, or a callable returning one (OAuth2 / OpenID Connect classes a
   site brings); without it the class is not declared (check ``a2a_app.W030`` says so).
 
+:func:`a2a_app.authentication.scheme_of` maps one class; this module assembles the card's
+fields and says whether anonymous calls are served.
+
 ``securityRequirements`` lists each scheme as an alternative when anonymous calls are
 not allowed, and nothing otherwise (a requirement means "send one of these"). The
 settings ``SECURITY_SCHEMES`` / ``SECURITY_REQUIREMENTS`` replace what is generated.
@@ -24,37 +27,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import authentication
-
-from a2a_app.authentication import ApiKeyAuthentication
+from a2a_app.authentication import scheme_of
 from a2a_app.conf import a2a_settings
 
 JSON = dict[str, Any]
-
-
-def scheme_of(authenticator_class: type) -> tuple[str, JSON] | None:
-    """The card's ``(name, SecurityScheme)`` for one authentication class, or None."""
-    declared = getattr(authenticator_class, "a2a_security_scheme", None)
-    if declared is not None:
-        return declared() if callable(declared) else tuple(declared)
-    if issubclass(authenticator_class, ApiKeyAuthentication):
-        header = authenticator_class.header_name()
-        return "apiKey", {"apiKeySecurityScheme": {"location": "header", "name": header}}
-    if issubclass(authenticator_class, authentication.BasicAuthentication):
-        return "basic", {"httpAuthSecurityScheme": {"scheme": "Basic"}}
-    if issubclass(authenticator_class, authentication.TokenAuthentication):
-        keyword = authenticator_class.keyword
-        return keyword.lower(), {"httpAuthSecurityScheme": {"scheme": keyword}}
-    return None
-
-
-def undeclared_classes() -> list[type]:
-    """Configured classes the card cannot describe (sessions are left out on purpose)."""
-    return [
-        cls
-        for cls in a2a_settings.AUTHENTICATION_CLASSES
-        if scheme_of(cls) is None and not issubclass(cls, authentication.SessionAuthentication)
-    ]
 
 
 def security_schemes() -> JSON:
