@@ -394,3 +394,15 @@ def test_checks(overrides, ids):
 
     with with_a2a_settings(**overrides):
         assert [m.id for m in check_authentication()] == ids
+
+
+def test_the_official_sdk_reads_the_declared_schemes(client):
+    """a2a-sdk 1.x parses the card's schemes and requirements (v0.3 keys beside them)."""
+    from a2a.client.card_resolver import parse_agent_card
+
+    with with_a2a_settings(AUTHENTICATION_CLASSES=[API_KEY, BASIC], ALLOW_ANONYMOUS=False):
+        parsed = parse_agent_card(card(client))
+    api_key = parsed.security_schemes["apiKey"].api_key_security_scheme
+    assert (api_key.location, api_key.name) == ("header", "X-API-Key")
+    assert parsed.security_schemes["basic"].http_auth_security_scheme.scheme == "Basic"
+    assert [list(r.schemes) for r in parsed.security_requirements] == [["apiKey"], ["basic"]]
