@@ -5,6 +5,7 @@ its acting actions behind their own permissions."""
 from __future__ import annotations
 
 import io
+import json
 from datetime import timedelta
 
 import pytest
@@ -295,3 +296,23 @@ def test_redelivering_in_the_admin_needs_the_resend_permission():
     path = "/admin/a2a_app/delivery/"
     assert "redeliver" not in actions_of(staff_with("view_delivery", "change_delivery"), path)
     assert "redeliver" in actions_of(staff_with("view_delivery", "resend_webhook"), path)
+
+
+def test_scopes_hold_in_the_v03_dialect(client, alice):
+    _, raw = ApiKey.issue(alice, "reader", scopes=["operation:GetTask"])
+    payload = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "message/send",
+        "params": {
+            "message": {"messageId": "m", "role": "user", "parts": [{"kind": "text", "text": "hi"}]}
+        },
+    }
+    response = client.post(
+        "/a2a/jsonrpc",
+        json.dumps(payload),
+        content_type="application/json",
+        headers=key_header(raw),
+    )
+    binding_error(response, "jsonrpc", 403, "PERMISSION_DENIED")
+    assert Task.objects.count() == 0

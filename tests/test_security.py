@@ -406,3 +406,19 @@ def test_the_official_sdk_reads_the_declared_schemes(client):
     assert (api_key.location, api_key.name) == ("header", "X-API-Key")
     assert parsed.security_schemes["basic"].http_auth_security_scheme.scheme == "Basic"
     assert [list(r.schemes) for r in parsed.security_requirements] == [["apiKey"], ["basic"]]
+
+
+def test_the_openapi_document_declares_the_same_schemes(client):
+    with with_a2a_settings(AUTHENTICATION_CLASSES=[API_KEY, BASIC]):
+        optional = client.get("/a2a/rest/openapi.json").json()
+        with with_a2a_settings(ALLOW_ANONYMOUS=False):
+            required = client.get("/a2a/rest/openapi.json").json()
+    schemes = {
+        "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+        "basic": {"type": "http", "scheme": "Basic"},
+    }
+    assert optional["components"]["securitySchemes"] == schemes
+    assert optional["security"] == [{}, {"apiKey": []}, {"basic": []}]
+    assert required["security"] == [{"apiKey": []}, {"basic": []}]
+    responses = required["paths"]["/message:send"]["post"]["responses"]
+    assert {"401", "403", "429"} <= set(responses)

@@ -32,11 +32,16 @@ def card_v03_fields(v1_card: JSON, *, jsonrpc_url: str, extra_interfaces: list[J
         }
     requirements = v1_card.get("securityRequirements")
     if requirements is not None:
-        out["security"] = [
-            {name: list(scopes.get("list", [])) for name, scopes in r.get("schemes", {}).items()}
-            for r in requirements
-        ]
+        out["security"] = requirements_to_v03(requirements)
     return out
+
+
+def requirements_to_v03(requirements: list[JSON]) -> list[JSON]:
+    """v1.0 ``SecurityRequirement`` objects as v0.3 (and OpenAPI) ones: name → scopes."""
+    return [
+        {name: list(scopes.get("list", [])) for name, scopes in r.get("schemes", {}).items()}
+        for r in requirements
+    ]
 
 
 def scheme_to_v03(scheme: JSON) -> JSON:
