@@ -1,8 +1,15 @@
-"""Admin: skills are the owner's to edit; tasks are protocol state, read-only with safe actions."""
+"""Admin: skills are the owner's to edit; tasks are protocol state, read-only with safe actions.
+
+Secrets stay secret here: an API key is shown once, in the message after it is issued,
+and never again (only its prefix); webhook tokens and credentials are never shown, and
+webhook URLs are shown without their password or query values. Actions that act
+(cancel a task, POST a webhook again) need their own permissions, not just "change".
+"""
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from django import forms
 from django.contrib import admin, messages
@@ -13,7 +20,15 @@ from django.utils.translation import gettext_lazy as _
 
 from a2a_app.caller import Caller
 from a2a_app.core import service
-from a2a_app.models import Delivery, PushConfig, Skill, Task, TaskArtifact, TaskMessage
+from a2a_app.models import (
+    ApiKey,
+    Delivery,
+    PushConfig,
+    Skill,
+    Task,
+    TaskArtifact,
+    TaskMessage,
+)
 from a2a_app.protocol.errors import A2AError
 from a2a_app.protocol.params import TaskIdRequest
 from a2a_app.protocol.types import TERMINAL_STATES
@@ -113,11 +128,53 @@ class TaskArtifactInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+def mask_url(url: str) -> str:
+    """A webhook URL without what may be its secret: the password, the query values."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(invalid URL)"
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, host = netloc.rsplit("@", 1)
+        netloc = f"{userinfo.split(':', 1)[0]}:•••@{host}" if ":" in userinfo else netloc
+    query = "&".join(
+        f"{pair.split('=', 1)[0]}=•••" if "=" in pair else pair
+        for pair in parts.query.split("&")
+        if pair
+    )
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def _is_set(value: str) -> str:
+    return _("set (hidden)") if value else "—"
+
+
 class PushConfigInline(ReadOnlyInline):
     model = PushConfig
-    # Secrets (token, credentials) stay out of the admin.
-    fields = ("config_id", "url", "auth_scheme", "protocol_version", "created_at")
+    # The token and credentials are never shown; the admin says only whether they exist.
+    fields = (
+        "config_id",
+        "masked_url",
+        "auth_scheme",
+        "token_state",
+        "credentials_state",
+        "protocol_version",
+        "created_at",
+    )
     readonly_fields = fields
+
+    @admin.display(description=_("URL"))
+    def masked_url(self, obj: PushConfig) -> str:
+        return mask_url(obj.url)
+
+    @admin.display(description=_("token"))
+    def token_state(self, obj: PushConfig) -> str:
+        return _is_set(obj.token)
+
+    @admin.display(description=_("credentials"))
+    def credentials_state(self, obj: PushConfig) -> str:
+        return _is_set(obj.credentials)
 
 
 @admin.register(Task)
@@ -160,7 +217,10 @@ class TaskAdmin(admin.ModelAdmin):
             "\n", "<p>{}</p>", ((p.get("text", ""),) for p in parts if "text" in p)
         )
 
-    @admin.action(description=_("Cancel selected tasks"))
+    def has_cancel_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("a2a_app.cancel_task")
+
+    @admin.action(description=_("Cancel selected tasks"), permissions=["cancel"])
     def cancel_tasks(self, request: HttpRequest, queryset: QuerySet[Task]) -> None:
         canceled = 0
         for task in queryset.exclude(state__in=[s.value for s in TERMINAL_STATES]):
@@ -190,7 +250,7 @@ class DeliveryAdmin(admin.ModelAdmin):
         "id",
         "task",
         "event_sequence",
-        "url",
+        "masked_url",
         "status",
         "attempts",
         "last_status_code",
@@ -204,7 +264,7 @@ class DeliveryAdmin(admin.ModelAdmin):
         "task",
         "config",
         "event",
-        "url",
+        "masked_url",
         "status",
         "attempts",
         "last_status_code",
@@ -224,7 +284,82 @@ class DeliveryAdmin(admin.ModelAdmin):
     def event_sequence(self, obj: Delivery) -> int:
         return obj.event.sequence
 
-    @admin.action(description=_("Redeliver selected events"))
+    @admin.display(description=_("URL"), ordering="url")
+    def masked_url(self, obj: Delivery) -> str:
+        return mask_url(obj.url)
+
+    def has_resend_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("a2a_app.resend_webhook")
+
+    @admin.action(description=_("Redeliver selected events"), permissions=["resend"])
     def redeliver(self, request: HttpRequest, queryset: QuerySet[Delivery]) -> None:
         count = delivery.redeliver(queryset)
         self.message_user(request, _("Queued %d delivery(ies) again.") % count, messages.SUCCESS)
+
+
+class ApiKeyForm(forms.ModelForm):
+    class Meta:
+        model = ApiKey
+        fields = ("name", "user", "scopes", "expires_at")
+
+    def clean_scopes(self) -> list[str]:
+        scopes = self.cleaned_data.get("scopes") or []
+        problem = ApiKey.scope_problem(scopes)
+        if problem:
+            raise forms.ValidationError(problem)
+        return scopes
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    """Keys are issued here (the key is shown once, in a message) and revoked; the digest
+    and the key itself are never shown."""
+
+    form = ApiKeyForm
+    list_display = (
+        "prefix",
+        "name",
+        "user",
+        "scope_list",
+        "expires_at",
+        "last_used_at",
+        "status",
+    )
+    list_filter = ("revoked_at",)
+    search_fields = ("prefix", "name", "user__username")
+    list_select_related = ("user",)
+    readonly_fields = ("prefix", "status", "created_at", "last_used_at", "revoked_at")
+    actions = ("revoke",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple:
+        # A key's user is fixed once issued: moving a key would hand its holder someone else.
+        return self.readonly_fields + (("user",) if obj is not None else ())
+
+    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple:
+        if obj is None:
+            return ("name", "user", "scopes", "expires_at")
+        return ("prefix", "name", "user", "scopes", "expires_at", *self.readonly_fields[1:])
+
+    @admin.display(description=_("scopes"))
+    def scope_list(self, obj: ApiKey) -> str:
+        return ", ".join(obj.scopes) or _("(all the user may do)")
+
+    def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        raw = obj.set_new_secret()
+        self.message_user(
+            request,
+            _("API key %(prefix)s issued. Copy it now, it will not be shown again: %(key)s")
+            % {"prefix": obj.prefix, "key": raw},
+            messages.WARNING,
+        )
+
+    @admin.action(description=_("Revoke selected keys"), permissions=["change"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        revoked = 0
+        for key in queryset.filter(revoked_at__isnull=True):
+            key.revoke()
+            revoked += 1
+        self.message_user(request, _("Revoked %d key(s).") % revoked, messages.SUCCESS)

@@ -109,3 +109,45 @@ def check_card_signing_keys(app_configs: Any = None, **kwargs: Any) -> list:
         )
         for problem in key_problems(a2a_settings.CARD_SIGNING_KEYS)
     ]
+@register(Tags.security)
+def check_authentication(app_configs: Any = None, **kwargs: Any) -> list:
+    """The card must be able to declare what is enforced, and Basic must be guarded."""
+    from rest_framework import authentication as drf
+
+    from a2a_app.authentication import undeclared_classes
+
+    try:
+        classes = a2a_settings.AUTHENTICATION_CLASSES
+    except ImportError:
+        return []  # E003 reports it
+    found = [
+        Warning(
+            f"{cls.__module__}.{cls.__qualname__} in AUTHENTICATION_CLASSES is not declared "
+            "in the agent card: callers cannot learn that it exists.",
+            hint="Give the class an a2a_security_scheme = (name, SecurityScheme) attribute, "
+            "or set A2A_APP['SECURITY_SCHEMES'].",
+            id="a2a_app.W030",
+        )
+        for cls in undeclared_classes()
+    ]
+    if drf.BasicAuthentication in classes:
+        found.append(
+            Warning(
+                "rest_framework's BasicAuthentication hashes every password tried, with no "
+                "limit on guesses.",
+                hint="Use a2a_app.authentication.BasicAuthentication, which refuses "
+                "guessers before hashing.",
+                id="a2a_app.W031",
+            )
+        )
+    if not classes and not a2a_settings.ALLOW_ANONYMOUS:
+        found.append(
+            Error(
+                "ALLOW_ANONYMOUS is false and no AUTHENTICATION_CLASSES are set: every call "
+                "would be refused.",
+                hint="List an authentication class, e.g. "
+                "a2a_app.authentication.ApiKeyAuthentication.",
+                id="a2a_app.E030",
+            )
+        )
+    return found

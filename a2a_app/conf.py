@@ -38,10 +38,13 @@ DEFAULTS: dict[str, Any] = {
     "DEFAULT_INPUT_MODES": ["text/plain", "application/json"],
     # Media types the skills produce; a skill may narrow them.
     "DEFAULT_OUTPUT_MODES": ["text/plain", "application/json"],
-    # The card's securitySchemes, passed through as v1.0 ProtoJSON.
-    "SECURITY_SCHEMES": {},
-    # The card's securityRequirements, passed through as v1.0 ProtoJSON.
-    "SECURITY_REQUIREMENTS": [],
+    # The card's securitySchemes as v1.0 ProtoJSON, replacing the ones generated from
+    # AUTHENTICATION_CLASSES. None: generated.
+    "SECURITY_SCHEMES": None,
+    # The card's securityRequirements as v1.0 ProtoJSON, replacing the generated ones
+    # (one per scheme when ALLOW_ANONYMOUS is false, none otherwise). None: generated.
+    # Non-empty: calls without credentials are refused, whatever ALLOW_ANONYMOUS says.
+    "SECURITY_REQUIREMENTS": None,
     # AgentExtension objects ({"uri", "description", "required", "params"}); a required
     # one must be requested in the A2A-Extensions header.
     "EXTENSIONS": [],
@@ -60,8 +63,20 @@ DEFAULTS: dict[str, Any] = {
     # How long a web process trusts its cached copy of the skills' change marker.
     "CARD_REVALIDATE_SECONDS": 5,
     # --- requests -------------------------------------------------------------------------
-    # DRF authentication classes that identify the caller; anonymous when none does.
-    "AUTHENTICATION_CLASSES": ["rest_framework.authentication.BasicAuthentication"],
+    # DRF authentication classes that identify the caller, declared in the card. HTTP
+    # Basic is opt-in: "a2a_app.authentication.BasicAuthentication" (guarded against
+    # password guessing).
+    "AUTHENTICATION_CLASSES": ["a2a_app.authentication.ApiKeyAuthentication"],
+    # The request header that carries an API key (ApiKeyAuthentication).
+    "API_KEY_HEADER": "X-API-Key",
+    # Calls without credentials are served as the anonymous caller. False: they get
+    # HTTP 401 with WWW-Authenticate, and the card requires one of its schemes.
+    "ALLOW_ANONYMOUS": True,
+    # Failed HTTP Basic sign-ins per client address and per user name before further
+    # attempts are refused (HTTP 429, before any password is hashed); 0: no limit.
+    "BASIC_AUTH_MAX_FAILURES": 10,
+    # How long those failures are remembered, and the Retry-After of a refusal.
+    "BASIC_AUTH_LOCKOUT_SECONDS": 300,
     # Larger request bodies are refused (HTTP 413) before parsing.
     "MAX_REQUEST_BYTES": 1024 * 1024,
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.

@@ -8,15 +8,20 @@ protocol data, written once and served back as they are.
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 import uuid
+from datetime import datetime, timedelta
+from typing import Any
 
+from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from a2a_app.crypto import EncryptedTextField
-from a2a_app.protocol.types import TERMINAL_STATES, TaskState
+from a2a_app.protocol.types import OPERATION_NAMES, TERMINAL_STATES, TaskState
 
 
 class Skill(models.Model):
@@ -119,6 +124,8 @@ class Task(models.Model):
 
     class Meta:
         ordering = ("-status_timestamp", "-id")
+        # Admin actions that change a task need more than the right to look at it.
+        permissions = [("cancel_task", _("Can cancel tasks (admin action)"))]
         indexes = [
             models.Index(
                 fields=["owner", "-status_timestamp", "-id"], name="a2a_task_owner_recent"
@@ -235,7 +242,8 @@ class PushConfig(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.config_id} → {self.url}"
+        # Not the URL: it may carry a secret, and this text shows up in the admin.
+        return f"{self.config_id} (task {self.task_id})"
 
 
 class Delivery(models.Model):
@@ -266,10 +274,142 @@ class Delivery(models.Model):
     class Meta:
         ordering = ("-created_at", "-id")
         verbose_name_plural = _("deliveries")
+        # Redelivering POSTs to a third party again: its own permission, not "change".
+        permissions = [("resend_webhook", _("Can resend webhook deliveries (admin action)"))]
         indexes = [
             models.Index(fields=["config", "status", "event"], name="a2a_delivery_next"),
             models.Index(fields=["status", "next_attempt_at"], name="a2a_delivery_due"),
         ]
 
     def __str__(self) -> str:
-        return f"event {self.event_id} → {self.url} ({self.status})"
+        return f"event {self.event_id} of task {self.task_id} ({self.status})"
+
+
+API_KEY_PREFIX = "a2a_"
+#: How often, at most, a key's ``last_used_at`` is written (one UPDATE per key per minute,
+#: not one per request).
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+def api_key_digest(raw_key: str) -> str:
+    """The stored form of an API key: its SHA-256, hex.
+
+    A fast, unsalted hash is the right one here, unlike for passwords: a key is 32
+    random bytes (256 bits) that nobody chose, so no dictionary or brute force can
+    invert its digest however fast the hash is; a slow hash (PBKDF2, 0.6 s) would only
+    make every request pay for a protection the key does not need. Unsalted, the digest
+    is also the lookup: one indexed query finds the key.
+    """
+    return hashlib.sha256(raw_key.encode()).hexdigest()
+
+
+class ApiKey(models.Model):
+    """A credential a calling agent sends in the API key header; it acts as its user.
+
+    Only the digest is stored: the full key is shown once, when it is issued.
+    ``prefix`` is its visible beginning (``a2a_XXXXXXXX``), to recognise it in lists and
+    logs. ``scopes`` narrow what the key may do (``operation:SendMessage``,
+    ``skill:<id>``, or a permission a skill asks for); empty means all its user may do.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="a2a_api_keys"
+    )
+    name = models.CharField(max_length=200, help_text=_("What the key is for, e.g. the agent."))
+    prefix = models.CharField(max_length=16, unique=True, editable=False)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    scopes = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_(
+            'A list such as ["operation:SendMessage", "skill:menu"]; empty: everything '
+            "the user may do."
+        ),
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(
+        null=True, blank=True, help_text=_("Empty: the key does not expire.")
+    )
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        verbose_name = _("API key")
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.name})"
+
+    @classmethod
+    def issue(
+        cls,
+        user: Any,
+        name: str,
+        *,
+        scopes: list[str] | None = None,
+        expires_at: datetime | None = None,
+    ) -> tuple[ApiKey, str]:
+        """Create a key: the row and the full key, which exists nowhere else afterwards."""
+        key = cls(user=user, name=name, scopes=list(scopes or []), expires_at=expires_at)
+        return key, key.set_new_secret()
+
+    def set_new_secret(self) -> str:
+        """Give this (unsaved) row a fresh key, saved; return the full key."""
+        public = secrets.token_hex(4)
+        raw = f"{API_KEY_PREFIX}{public}_{secrets.token_urlsafe(32)}"
+        self.prefix = f"{API_KEY_PREFIX}{public}"
+        self.digest = api_key_digest(raw)
+        self.save()
+        return raw
+
+    @classmethod
+    def find(cls, raw_key: str) -> ApiKey | None:
+        """The key row for a presented key, usable or not (None: no such key)."""
+        return cls.objects.select_related("user").filter(digest=api_key_digest(raw_key)).first()
+
+    @property
+    def status(self) -> str:
+        if self.revoked_at is not None:
+            return "revoked"
+        if self.expires_at is not None and self.expires_at <= timezone.now():
+            return "expired"
+        return "active"
+
+    @property
+    def is_usable(self) -> bool:
+        return self.status == "active" and self.user.is_active
+
+    def revoke(self) -> None:
+        if self.revoked_at is None:
+            self.revoked_at = timezone.now()
+            self.save(update_fields=["revoked_at"])
+
+    def touch(self) -> None:
+        """Record a use, at most once per LAST_USED_RESOLUTION: the row was just read to
+        authenticate, so deciding costs nothing, and most requests write nothing."""
+        now = timezone.now()
+        if self.last_used_at is not None and now - self.last_used_at < LAST_USED_RESOLUTION:
+            return
+        # The filter keeps concurrent requests of the same key from all writing.
+        stale = models.Q(last_used_at__isnull=True) | models.Q(
+            last_used_at__lt=now - LAST_USED_RESOLUTION
+        )
+        ApiKey.objects.filter(stale, pk=self.pk).update(last_used_at=now)
+        self.last_used_at = now
+
+    @staticmethod
+    def scope_problem(scopes: Any) -> str | None:
+        """What is wrong with a scopes value, or None: a list of non-empty strings, each
+        ``operation:<v1.0 method>``, ``skill:<id>`` or a permission."""
+        if not isinstance(scopes, list) or not all(isinstance(s, str) and s for s in scopes):
+            return "Scopes must be a list of non-empty strings"
+        for scope in scopes:
+            if scope.startswith("operation:") and scope[10:] not in OPERATION_NAMES:
+                return f"{scope!r}: no such operation (e.g. operation:SendMessage)"
+            if scope.startswith("skill:") and not scope[6:]:
+                return f"{scope!r}: name a skill id after skill:"
+        return None
+
+    def caller_scopes(self) -> frozenset[str] | None:
+        """The scopes a :class:`~a2a_app.caller.Caller` carries (None: not narrowed)."""
+        return frozenset(self.scopes) if self.scopes else None

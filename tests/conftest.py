@@ -68,10 +68,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> Iterator[None]:
-    """Every test starts and ends with a2a_app's per-process caches empty."""
+    """Every test starts and ends with a2a_app's per-process caches empty, and Django's
+    cache too (it counts failed sign-ins)."""
+    from django.core.cache import cache
+
     reset_caches()
+    cache.clear()
     yield
     reset_caches()
+    cache.clear()
 
 
 @pytest.fixture

@@ -114,3 +114,63 @@ def new_task(rpc: Callable[..., JSON], text: str = "hello", **kwargs: Any) -> JS
     body = send(rpc, text, **kwargs)
     assert "result" in body, body
     return body["result"]["task"]
+
+
+#: The REST route of each v1.0 operation the security tests call: (HTTP method, path with
+#: ``{id}`` for a task id).
+BINDING_CALLS: dict[str, tuple[str, str]] = {
+    "SendMessage": ("POST", "/a2a/rest/message:send"),
+    "GetTask": ("GET", "/a2a/rest/tasks/{id}"),
+    "CancelTask": ("POST", "/a2a/rest/tasks/{id}:cancel"),
+    "ListTasks": ("GET", "/a2a/rest/tasks"),
+}
+
+
+def call_binding(
+    client: Any,
+    binding: str,
+    operation: str,
+    params: JSON,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Any:
+    """Call a v1.0 operation over ``binding`` ("jsonrpc" or "rest"): the raw response.
+
+    ``params`` are the JSON-RPC params; for REST, ``id`` goes in the path and the rest
+    in the body (POST) or the query (GET).
+    """
+    headers = dict(headers or {})
+    if binding == "jsonrpc":
+        payload = {"jsonrpc": "2.0", "id": 7, "method": operation, "params": params}
+        return client.post(
+            "/a2a/jsonrpc",
+            json.dumps(payload),
+            content_type="application/json",
+            headers=headers,
+            **extra,
+        )
+    http_method, path = BINDING_CALLS[operation]
+    rest = {k: v for k, v in params.items() if k != "id"}
+    path = path.format(id=params.get("id", ""))
+    if http_method == "GET":
+        return client.get(path, rest, headers=headers, **extra)
+    return client.post(
+        path, json.dumps(rest), content_type="application/json", headers=headers, **extra
+    )
+
+
+def binding_error(response: Any, binding: str, status: int, reason: str) -> JSON:
+    """The error of a response in its binding's shape, checked: HTTP ``status`` and the
+    ErrorInfo ``reason`` (JSON-RPC: an error object with an int code; REST: google.rpc)."""
+    assert response.status_code == status, response.content
+    body = json.loads(response.content)
+    if binding == "jsonrpc":
+        assert set(body) == {"jsonrpc", "id", "error"}, body
+        assert isinstance(body["error"]["code"], int)
+        error = body["error"]
+    else:
+        error = body["error"]
+        assert error["code"] == status
+    infos = [d for d in error.get("data", error.get("details", [])) if d["@type"] == ERROR_INFO]
+    assert [i["reason"] for i in infos] == [reason], error
+    return error

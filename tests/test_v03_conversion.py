@@ -664,8 +664,15 @@ def test_card_v03_fields() -> None:
         ],
         "supportsAuthenticatedExtendedCard": True,
         "security": [{"google": ["openid", "email"]}, {"key": [], "mtls": []}],
+        # v0.3 clients read a scheme by its "type": the v0.3 keys go beside the v1.0 member.
+        "securitySchemes": {
+            "google": {
+                "openIdConnectSecurityScheme": {"openIdConnectUrl": "u"},
+                "type": "openIdConnect",
+                "openIdConnectUrl": "u",
+            }
+        },
     }
-    assert "securitySchemes" not in fields
 
 
 def test_card_v03_fields_minimal() -> None:

@@ -1,35 +1,88 @@
 """Who is calling, from the HTTP request: the configured DRF authenticators.
 
 Callers are identified by the DRF authentication classes named in
-``A2A_APP["AUTHENTICATION_CLASSES"]``; nobody identified means anonymous
-(:data:`a2a_app.caller.ANONYMOUS`). Invalid credentials are an error.
+``A2A_APP["AUTHENTICATION_CLASSES"]``. Credentials that do not identify anyone are an
+error (401), never a quiet fall back to anonymous: an unknown or revoked key, a wrong
+password, and also an ``Authorization`` header that no configured class reads (an
+unknown ``Bearer`` token). Nobody identified and nothing presented is the anonymous
+caller, when :func:`~a2a_app.bindings.security.anonymous_allowed`; otherwise 401 with a
+challenge for every declared scheme.
+
+A caller that came with an API key (any credential whose DRF ``auth`` object has
+``caller_scopes()``) carries its scopes.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest
 from rest_framework import exceptions
+from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 
+from a2a_app.bindings.security import anonymous_allowed
 from a2a_app.caller import ANONYMOUS, Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.protocol.errors import AuthenticationRequiredError
+from a2a_app.protocol.errors import (
+    AuthenticationRequiredError,
+    PermissionDeniedError,
+    TooManyAuthenticationFailuresError,
+)
+
+
+class _UnreadBody(BaseParser):
+    """What authenticators see of the body: nothing. The binding reads the body, once,
+    under its size limit; DRF's CSRF check asks for form data, and gets none, so the
+    token must come in the X-CSRFToken header."""
+
+    media_type = "*/*"
+
+    def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> dict:
+        return {}
 
 
 def authenticate(request: HttpRequest) -> Caller:
-    """Run the configured authenticators; invalid credentials are an error, none is anonymous."""
-    authenticators = a2a_settings.AUTHENTICATION_CLASSES
-    if not authenticators:
-        return ANONYMOUS
-    drf_request = Request(request)
-    for authenticator_class in authenticators:
-        authenticator = authenticator_class()
+    """Run the configured authenticators: the caller, or the error to answer."""
+    authenticators = [cls() for cls in a2a_settings.AUTHENTICATION_CLASSES]
+    drf_request = Request(request, parsers=[_UnreadBody()])
+    for authenticator in authenticators:
         try:
             result = authenticator.authenticate(drf_request)
         except exceptions.AuthenticationFailed as exc:
-            challenge = authenticator.authenticate_header(drf_request)
-            headers = {"WWW-Authenticate": challenge} if challenge else {}
-            raise AuthenticationRequiredError(str(exc.detail), headers=headers) from None
+            # The scheme the client tried comes first in the challenge.
+            tried = [authenticator, *(a for a in authenticators if a is not authenticator)]
+            raise _unauthenticated(str(exc.detail), tried, drf_request) from None
+        except exceptions.Throttled as exc:
+            raise TooManyAuthenticationFailuresError(
+                str(exc.detail), headers={"Retry-After": str(int(exc.wait or 1))}
+            ) from None
+        except exceptions.PermissionDenied as exc:
+            # SessionAuthentication's CSRF check: a signed-in browser's cookie on a
+            # request that did not come from our pages.
+            raise PermissionDeniedError(str(exc.detail)) from None
         if result is not None:
-            return Caller(user=result[0])
+            user, auth = result
+            scopes = getattr(auth, "caller_scopes", None)
+            return Caller(user=user, scopes=scopes() if callable(scopes) else None)
+    if authenticators and "Authorization" in request.headers:
+        raise _unauthenticated(
+            "The Authorization header carries a credential this agent does not accept",
+            authenticators,
+            drf_request,
+        )
+    if not anonymous_allowed():
+        raise _unauthenticated("Authentication required", authenticators, drf_request)
     return ANONYMOUS
+
+
+def _unauthenticated(
+    message: str, authenticators: list, request: Request
+) -> AuthenticationRequiredError:
+    """A 401 whose ``WWW-Authenticate`` offers every configured scheme, in order (one
+    challenge each, comma-separated as RFC 9110 11.6.1 allows)."""
+    challenges = [a.authenticate_header(request) for a in authenticators]
+    challenge = ", ".join(c for c in challenges if c)
+    return AuthenticationRequiredError(
+        message, headers={"WWW-Authenticate": challenge} if challenge else {}
+    )

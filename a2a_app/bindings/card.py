@@ -23,6 +23,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from a2a_app.bindings.http import served_by_asgi
 from a2a_app.card_signing import sign_card, signing_enabled
+from a2a_app.bindings.security import security_requirements, security_schemes
 from a2a_app.conf import a2a_settings
 from a2a_app.protocol.v03.card import card_v03_fields
 from a2a_app.protocol.versions import V0_3, V1_0
@@ -92,10 +93,11 @@ def build_card(root: str, catalogue: Catalogue, *, streaming: bool = False) -> d
         card["documentationUrl"] = s.DOCUMENTATION_URL
     if s.ICON_URL:
         card["iconUrl"] = s.ICON_URL
-    if s.SECURITY_SCHEMES:
-        card["securitySchemes"] = dict(s.SECURITY_SCHEMES)
-    if s.SECURITY_REQUIREMENTS:
-        card["securityRequirements"] = list(s.SECURITY_REQUIREMENTS)
+    schemes, requirements = security_schemes(), security_requirements()
+    if schemes:
+        card["securitySchemes"] = schemes
+    if requirements:
+        card["securityRequirements"] = requirements
     if s.CARD_V03_COMPAT:
         # v0.3 clients read these top-level fields (spec reference §6.5, option a).
         v1_interfaces = [i for i in card["supportedInterfaces"] if i["protocolVersion"] == V1_0]

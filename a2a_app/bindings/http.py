@@ -2,8 +2,8 @@
 
 Reading a request (body size, media type, extensions), answering (JSON bodies, SSE
 streams) and the one sequence every operation call goes through, :func:`invoke`:
-activate the requested extensions, refuse a stream outside ASGI, build the params,
-identify the caller, call the operation.
+identify the caller, activate the requested extensions, refuse a stream outside ASGI,
+build the params, call the operation.
 """
 
 from __future__ import annotations
@@ -160,7 +160,13 @@ def served_by_asgi(request: HttpRequest) -> bool:
 def invoke(
     request: HttpRequest, method: Method, build_params: Callable[[], JSON]
 ) -> tuple[Any, list[str]]:
-    """Call ``method`` for ``request``: its result and the extensions activated."""
+    """Call ``method`` for ``request``: its result and the extensions activated.
+
+    The caller is identified first: a caller without valid credentials learns nothing
+    about the operation, not even whether its params would do (the spec's 401 before
+    dispatch).
+    """
+    caller = authenticate(request)
     activated = activate_extensions(request)
     if method.streaming and not served_by_asgi(request):
         raise UnsupportedOperationError(
@@ -168,5 +174,4 @@ def invoke(
             "(capabilities.streaming is false here)"
         )
     params = build_params()
-    caller = authenticate(request)
     return method(params, caller), activated

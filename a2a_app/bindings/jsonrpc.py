@@ -3,8 +3,10 @@
 The view checks the envelope in the order a client can act on (size, media type, JSON,
 envelope, method, version, extensions, credentials, params), then calls the method from
 the operation table. Every failure is a JSON-RPC error object, answered with HTTP 200 as
-JSON-RPC clients expect, except oversize bodies (413), invalid credentials (401) and
-wrong HTTP methods (405), which HTTP tooling understands better.
+JSON-RPC clients expect, except oversize bodies (413), missing or invalid credentials
+(401, before the method runs, as the spec recommends), calls the caller may not make
+(403), refused sign-ins (429) and wrong HTTP methods (405), which HTTP tooling and
+clients' auth handling understand better.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from a2a_app.protocol.versions import negotiate
 logger = logging.getLogger("a2a_app")
 
 #: HTTP statuses a JSON-RPC error keeps; every other error is answered with 200.
-HTTP_LEVEL_STATUSES = frozenset({401, 405, 413})
+HTTP_LEVEL_STATUSES = frozenset({401, 403, 405, 413, 429})
 
 
 class PostOnlyError(InvalidRequestError):

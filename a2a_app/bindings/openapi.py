@@ -14,7 +14,9 @@ from django.urls import reverse
 
 from a2a_app import __version__
 from a2a_app.bindings.card import base_url
+from a2a_app.bindings.security import security_requirements, security_schemes
 from a2a_app.protocol.types import TaskState
+from a2a_app.protocol.v03.card import requirements_to_v03, scheme_to_v03
 
 JSON = dict[str, Any]
 
@@ -181,10 +183,12 @@ def _sse(description: str) -> JSON:
 
 ERRORS = {
     "400": _ok("Error", "Invalid request or A2A error (see ErrorInfo.reason)"),
-    "401": _ok("Error", "Invalid credentials"),
+    "401": _ok("Error", "Missing (when required), invalid or unrecognised credentials"),
+    "403": _ok("Error", "The credential may not call this operation; CSRF failure"),
     "404": _ok("Error", "Task (or config) not found"),
     "413": _ok("Error", "Request body too large"),
     "415": _ok("Error", "Request body is not JSON"),
+    "429": _ok("Error", "Too many failed sign-ins (Retry-After)"),
 }
 
 
@@ -280,7 +284,23 @@ def paths() -> JSON:
     }  # fmt: skip
 
 
+def security() -> tuple[JSON, list[JSON]]:
+    """The card's schemes as OpenAPI ``securitySchemes`` and ``security`` (the v0.3 card
+    shapes are OpenAPI's). When anonymous calls are served, ``{}`` comes first: the
+    credentials are optional."""
+    schemes = {name: scheme_to_v03(scheme) for name, scheme in security_schemes().items()}
+    schemes = {name: scheme for name, scheme in schemes.items() if scheme}
+    requirements = requirements_to_v03(security_requirements())
+    if not requirements and schemes:
+        requirements = [{}, *({name: []} for name in schemes)]
+    return schemes, requirements
+
+
 def document(server_url: str) -> JSON:
+    schemes, requirements = security()
+    components: JSON = {"schemas": SCHEMAS}
+    if schemes:
+        components["securitySchemes"] = schemes
     return {
         "openapi": "3.1.0",
         "info": {
@@ -290,7 +310,8 @@ def document(server_url: str) -> JSON:
         },
         "servers": [{"url": server_url}],
         "paths": paths(),
-        "components": {"schemas": SCHEMAS},
+        "components": components,
+        **({"security": requirements} if requirements else {}),
     }
 
 

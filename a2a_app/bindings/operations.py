@@ -18,13 +18,17 @@ config) are told the dialect's version, which the task or config remembers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from a2a_app.caller import Caller
 from a2a_app.core import push_configs, sending, service, store, streams
 from a2a_app.protocol import legacy
-from a2a_app.protocol.errors import TaskNotFoundError, UnsupportedOperationError
+from a2a_app.protocol.errors import (
+    PermissionDeniedError,
+    TaskNotFoundError,
+    UnsupportedOperationError,
+)
 from a2a_app.protocol.params import (
     GetTaskRequest,
     ListPushConfigsRequest,
@@ -52,6 +56,8 @@ class Operation:
     streaming: bool = False
     #: ``run`` takes the protocol version of what it creates.
     versioned: bool = False
+    #: The v1.0 method name, which API-key scopes name (``operation:SendMessage``).
+    name: str = ""
 
 
 OPERATIONS: dict[str, Operation] = {
@@ -82,6 +88,8 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "GetExtendedAgentCard": Operation(None, service.extended_card_not_supported),
 }
+# Each operation knows its name from its key: written once, never out of step.
+OPERATIONS = {name: replace(operation, name=name) for name, operation in OPERATIONS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +114,11 @@ class Method:
 
     def __call__(self, params: JSON, caller: Caller) -> Any:
         operation = self.operation
+        if not caller.may_call(operation.name):
+            raise PermissionDeniedError(
+                f"This API key may not call {operation.name}",
+                metadata={"operation": operation.name},
+            )
         if operation.gate is not None:
             operation.gate()
         if self.params_in is not None:
@@ -196,6 +209,7 @@ V03_JSONRPC: dict[str, Method] = {
             PushConfigIdRequest.from_wire_optional_id,
             _push_get_v03,
             gate=push_configs.require_push,
+            name="GetTaskPushNotificationConfig",
         ),
         V0_3,
         v03_jsonrpc.push_get_params_from_v03,
@@ -212,7 +226,7 @@ V03_JSONRPC: dict[str, Method] = {
     "agent/getAuthenticatedExtendedCard": Method(
         OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03
     ),
-    "tasks/send": Method(Operation(None, _legacy_send), V0_3),
+    "tasks/send": Method(Operation(None, _legacy_send, name="SendMessage"), V0_3),
 }
 
 

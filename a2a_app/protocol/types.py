@@ -20,6 +20,23 @@ from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.wire import JSON, enum_name, join, normalize_base64, parse_enum
 from a2a_app.protocol.wire import PROTOJSON as FIELDS
 
+#: The v1.0 operations (method names), as API-key scopes name them.
+OPERATION_NAMES = frozenset(
+    {
+        "SendMessage",
+        "SendStreamingMessage",
+        "GetTask",
+        "ListTasks",
+        "CancelTask",
+        "SubscribeToTask",
+        "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig",
+        "GetExtendedAgentCard",
+    }
+)
+
 
 class TaskState(enum.StrEnum):
     UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
