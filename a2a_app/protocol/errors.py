@@ -164,6 +164,22 @@ class AuthenticationRequiredError(A2AError):
     default_message = "Authentication required"
 
 
+class PermissionDeniedError(A2AError):
+    """The caller is known but may not do this (its API key's scopes, a CSRF failure).
+
+    Like authentication, authorization has no JSON-RPC code in the spec, and A2A
+    reserves -32001…-32099 for its own errors: the one code left to implementations is
+    -32000, shared with :class:`AuthenticationRequiredError` and told apart by the HTTP
+    status (403 / 401) and ``ErrorInfo.reason``.
+    """
+
+    jsonrpc_code = -32000
+    http_status = 403
+    grpc_status = "PERMISSION_DENIED"
+    reason = "PERMISSION_DENIED"
+    default_message = "Permission denied"
+
+
 # --- A2A errors (spec §5.4, v1.0.1 table) -------------------------------------------------
 
 

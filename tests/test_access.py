@@ -1,0 +1,311 @@
+"""Who may use which skill: anyone, signed-in callers, or those holding a permission
+(docs/security.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
+
+from a2a_app.caller import ANONYMOUS, Caller
+from a2a_app.core import sending
+from a2a_app.models import Skill, Task
+from a2a_app.protocol.errors import PermissionDeniedError
+from a2a_app.protocol.params import SendMessageRequest
+from a2a_app.skills import catalogue
+from a2a_app.skills.catalogue import SkillInfo
+from a2a_app.skills.registry import SkillSpec, registered, skill
+from a2a_app.testing import installed_skill
+from tests.conftest import user_message
+from tests.support import error_info, error_of, new_task, rest_error, send
+
+pytestmark = pytest.mark.django_db
+
+#: A Django permission that exists in every project with a2a_app (Task's "view").
+PERMISSION = "a2a_app.view_task"
+#: An API-key scope, which no Django user holds by itself.
+SCOPE = "bookings:write"
+REST = "/a2a/rest"
+
+
+def _handler(ctx):
+    if "wait" in ctx.text and not ctx.is_follow_up:
+        return ctx.ask("Anything else?")
+    return ctx.complete(f"{ctx.skill.id} done")
+
+
+SKILLS = (
+    SkillSpec("menu", _handler, "Menu", "Today's menu", tags=("menu", "food")),
+    SkillSpec(
+        "members", _handler, "Members", "For members", tags=("members",), access="authenticated"
+    ),
+    SkillSpec(
+        "ledger",
+        _handler,
+        "Ledger",
+        "The accounts",
+        tags=("ledger", "accounts"),
+        access="permission",
+        permission=PERMISSION,
+    ),
+    SkillSpec(
+        "bookings",
+        _handler,
+        "Bookings",
+        "Book for others",
+        tags=("bookings",),
+        access="permission",
+        permission=SCOPE,
+    ),
+)
+
+
+@pytest.fixture
+def skill_rows():
+    """The four skills, with rows made from their declarations (``a2a_skills --sync``)."""
+    with registered(*SKILLS):
+        catalogue.sync_rows()
+        catalogue.clear_cache()
+        yield
+    catalogue.clear_cache()
+
+
+@pytest.fixture
+def users(settings, django_user_model):
+    """``holder`` has PERMISSION, ``plain`` has nothing; Basic auth with a fast hash."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    holder = django_user_model.objects.create_user("holder", password="holder-pw")
+    app_label, codename = PERMISSION.split(".")
+    holder.user_permissions.add(
+        Permission.objects.get(content_type__app_label=app_label, codename=codename)
+    )
+    plain = django_user_model.objects.create_user("plain", password="plain-pw")
+    return holder, plain
+
+
+def basic(username: str) -> dict[str, str]:
+    import base64
+
+    token = base64.b64encode(f"{username}:{username}-pw".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+HOLDER, PLAIN = basic("holder"), basic("plain")
+
+
+def named(skill_id: str, text: str = "hello") -> dict[str, Any]:
+    return {"message": user_message(text, metadata={"skillId": skill_id})}
+
+
+def info(access: str, permission: str = "", skill_id: str = "s") -> SkillInfo:
+    return SkillInfo(skill_id, skill_id, "S", "d", (), (), (), (), access, permission=permission)
+
+
+# --- the rule -----------------------------------------------------------------------------------
+
+
+class TestWhoMayUseASkill:
+    def test_public_skills_are_for_everyone(self, users):
+        holder, plain = users
+        for caller in (ANONYMOUS, Caller(user=plain), Caller(user=holder, scopes=frozenset())):
+            assert info("public").allows(caller)
+
+    def test_authenticated_skills_are_for_signed_in_callers(self, users):
+        _, plain = users
+        assert info("authenticated").allows(Caller(user=plain))
+        assert not info("authenticated").allows(ANONYMOUS)
+
+    def test_a_django_permission_of_the_user(self, users):
+        holder, plain = users
+        ledger = info("permission", PERMISSION)
+        assert ledger.allows(Caller(user=holder))
+        assert not ledger.allows(Caller(user=plain))
+        assert not ledger.allows(ANONYMOUS)
+
+    def test_an_api_key_scope(self, users):
+        _, plain = users
+        bookings = info("permission", SCOPE)
+        assert bookings.allows(Caller(user=plain, scopes=frozenset({SCOPE})))
+        assert not bookings.allows(Caller(user=plain, scopes=frozenset({"other:scope"})))
+        assert not bookings.allows(Caller(user=plain))  # a scope is no Django permission
+
+    def test_a_key_without_the_permission_withholds_the_users(self, users):
+        holder, _ = users
+        key = Caller(user=holder, scopes=frozenset({"operation:SendMessage"}))
+        assert not info("permission", PERMISSION).allows(key)
+        assert info("permission", PERMISSION).allows(
+            Caller(user=holder, scopes=frozenset({PERMISSION}))
+        )
+
+    def test_a_key_limited_to_some_skills_uses_no_other(self, users):
+        holder, _ = users
+        key = Caller(user=holder, scopes=frozenset({"skill:menu"}))
+        assert info("public", skill_id="menu").allows(key)
+        assert not info("public", skill_id="other").allows(key)
+        assert not info("permission", PERMISSION, skill_id="other").allows(key)
+
+    @pytest.mark.parametrize(("access", "permission"), [("permission", ""), ("staff", "")])
+    def test_a_broken_rule_lets_nobody_in(self, users, access, permission):
+        holder, _ = users
+        assert not info(access, permission).allows(Caller(user=holder))
+
+
+class TestDeclaringAccess:
+    @pytest.mark.parametrize(
+        ("access", "permission"),
+        [("permission", ""), ("permission", "  "), ("permission", "two words"), ("public", "x.y")],
+    )
+    def test_the_row_names_a_permission_exactly_when_it_needs_one(self, access, permission):
+        row = Skill(id="s", handler="s", name="S", description="d", access=access)
+        row.permission = permission
+        with pytest.raises(ValidationError) as raised:
+            row.full_clean()
+        assert set(raised.value.message_dict) == {"permission"}
+
+    @pytest.mark.parametrize(("access", "permission"), [("permission", PERMISSION), ("public", "")])
+    def test_valid_rows(self, access, permission):
+        row = Skill(id="s", handler="s", name="S", description="d", access=access)
+        row.permission = permission
+        row.full_clean()
+
+    @pytest.mark.parametrize(
+        "declared",
+        [
+            {"access": "permission"},
+            {"access": "staff"},
+            {"permission": PERMISSION},
+            {"access": "authenticated", "permission": PERMISSION},
+        ],
+    )
+    def test_the_decorator_refuses_a_mistake_at_import(self, declared):
+        with pytest.raises(ValueError, match="'s'"):
+            skill("s", **declared)
+
+    def test_rows_start_from_the_declaration(self, skill_rows):
+        row = Skill.objects.get(pk="ledger")
+        assert (row.access, row.permission) == ("permission", PERMISSION)
+        assert Skill.objects.get(pk="members").access == "authenticated"
+
+    def test_the_test_kit_makes_the_row_as_declared(self):
+        with installed_skill(_handler, "kit", access="permission", permission=SCOPE):
+            row = Skill.objects.get(pk="kit")
+            assert (row.access, row.permission) == ("permission", SCOPE)
+
+
+# --- SendMessage ----------------------------------------------------------------------------------
+
+
+class TestNamingASkill:
+    @pytest.mark.parametrize("private", ["members", "ledger", "bookings"])
+    def test_anonymous_callers_are_answered_as_for_an_unknown_skill(self, rpc, skill_rows, private):
+        unknown = rpc("SendMessage", named("no-such-skill"))["error"]
+        answer = rpc("SendMessage", named(private))["error"]
+        assert answer == json.loads(json.dumps(unknown).replace("no-such-skill", private))
+        assert answer["code"] == -32602
+        assert Task.objects.count() == 0
+
+    def test_a_signed_in_caller_without_the_permission_is_refused(self, rpc, skill_rows, users):
+        error = error_of(rpc("SendMessage", named("ledger"), headers=PLAIN), -32000)
+        assert error_info(error)["reason"] == "PERMISSION_DENIED"
+        assert error_info(error)["metadata"] == {"skillId": "ledger"}
+        assert error["message"].startswith("message.metadata.skillId: ")
+        assert PERMISSION in error["message"]
+        assert Task.objects.count() == 0
+
+    def test_the_refusal_is_http_403_over_rest(self, client, skill_rows, users):
+        response = client.post(
+            f"{REST}/message:send",
+            json.dumps(named("ledger")),
+            content_type="application/json",
+            headers=PLAIN,
+        )
+        rest_error(response, 403, "PERMISSION_DENIED", "PERMISSION_DENIED")
+
+    def test_request_metadata_is_checked_too(self, rpc, skill_rows, users):
+        params = {"message": user_message("hello"), "metadata": {"skillId": "ledger"}}
+        error = error_of(rpc("SendMessage", params, headers=PLAIN), -32000)
+        assert error["message"].startswith("metadata.skillId: ")
+
+    def test_the_holder_may_use_it(self, rpc, skill_rows, users):
+        task = new_task(rpc, "hello", metadata={"skillId": "ledger"}, headers=HOLDER)
+        assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert Task.objects.get(pk=task["id"]).skill_id == "ledger"
+
+    def test_a_disabled_skill_is_unknown_to_everyone(self, rpc, skill_rows, users):
+        Skill.objects.filter(pk="ledger").update(enabled=False)
+        catalogue.mark_changed()
+        error_of(rpc("SendMessage", named("ledger"), headers=HOLDER), -32602)
+        error_of(rpc("SendMessage", named("ledger"), headers=PLAIN), -32602)
+
+
+class TestRouting:
+    def listed(self, body: dict[str, Any]) -> list[str]:
+        [data] = [p["data"] for p in body["result"]["message"]["parts"] if "data" in p]
+        return [s["id"] for s in data["skills"]]
+
+    def test_words_never_reach_a_skill_the_caller_may_not_use(self, rpc, skill_rows, users):
+        body = send(rpc, "ledger accounts bookings", headers=PLAIN)
+        assert self.listed(body) == ["members", "menu"]
+        assert Task.objects.count() == 0
+
+    def test_the_listing_shows_what_each_caller_may_use(self, rpc, skill_rows, users):
+        # Anonymous callers may use one skill only: it takes everything.
+        task = new_task(rpc, "quantum chromodynamics")
+        assert Task.objects.get(pk=task["id"]).skill_id == "menu"
+        everything = self.listed(send(rpc, "quantum chromodynamics", headers=HOLDER))
+        assert everything == ["ledger", "members", "menu"]
+
+    def test_the_holder_is_routed_by_words(self, rpc, skill_rows, users):
+        task = new_task(rpc, "ledger accounts", headers=HOLDER)
+        assert Task.objects.get(pk=task["id"]).skill_id == "ledger"
+
+
+def send_as(caller: Caller, skill_id: str) -> dict[str, Any]:
+    return sending.send_message(SendMessageRequest.from_wire(named(skill_id)), caller)
+
+
+class TestApiKeyScopes:
+    def test_a_key_with_the_scope_uses_the_skill(self, skill_rows, users):
+        _, plain = users
+        result = send_as(Caller(user=plain, scopes=frozenset({SCOPE})), "bookings")
+        assert Task.objects.get(pk=result["task"]["id"]).skill_id == "bookings"
+
+    def test_a_key_for_other_skills_is_refused_by_name(self, skill_rows, users):
+        holder, _ = users
+        key = Caller(user=holder, scopes=frozenset({"skill:menu", PERMISSION}))
+        with pytest.raises(PermissionDeniedError, match="API key does not cover skill 'ledger'"):
+            send_as(key, "ledger")
+        assert send_as(key, "menu")["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
+class TestFollowUps:
+    def test_a_withdrawn_permission_stops_the_conversation(self, rpc, skill_rows, users):
+        holder, _ = users
+        first = new_task(rpc, "wait", metadata={"skillId": "ledger"}, headers=HOLDER)
+        assert first["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+        before = Task.objects.get(pk=first["id"]).message_count
+        holder.user_permissions.clear()
+        body = send(rpc, "more", taskId=first["id"], headers=HOLDER)
+        error = error_of(body, -32000)
+        assert error_info(error)["reason"] == "PERMISSION_DENIED"
+        assert error_info(error)["metadata"] == {"taskId": first["id"], "skillId": "ledger"}
+        task = Task.objects.get(pk=first["id"])
+        assert (task.state, task.message_count) == ("TASK_STATE_INPUT_REQUIRED", before)
+
+    def test_an_anonymous_caller_learns_nothing_of_a_skill_that_turned_private(
+        self, rpc, skill_rows
+    ):
+        first = new_task(rpc, "wait", metadata={"skillId": "menu"})
+        waiting = new_task(rpc, "wait", metadata={"skillId": "menu"})
+        Skill.objects.filter(pk="menu").update(access="permission", permission=PERMISSION)
+        catalogue.mark_changed()
+        turned_private = error_of(send(rpc, "more", taskId=first["id"]), -32004)
+        Skill.objects.filter(pk="menu").update(enabled=False)
+        catalogue.mark_changed()
+        disabled = error_of(send(rpc, "more", taskId=waiting["id"]), -32004)
+        assert turned_private == json.loads(
+            json.dumps(disabled).replace(waiting["id"], first["id"])
+        )
