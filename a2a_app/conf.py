@@ -49,6 +49,11 @@ DEFAULTS: dict[str, Any] = {
     # url, preferredTransport, additionalInterfaces...) so v0.3 clients discover us.
     # False: a pure v1.0 card (needed to sign it; v0.3 clients then cannot read it).
     "CARD_V03_COMPAT": True,
+    # Offer the extended agent card (GetExtendedAgentCard: the card with every skill the
+    # signed-in caller may use) and declare capabilities.extendedAgentCard. None: when
+    # some enabled skill is not public and AUTHENTICATION_CLASSES is set; True/False:
+    # always / never.
+    "EXTENDED_CARD": None,
     # Cache-Control max-age of the agent card, in seconds.
     "CARD_MAX_AGE": 300,
     # How long a web process trusts its cached copy of the skills' change marker.

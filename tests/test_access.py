@@ -1,5 +1,5 @@
-"""Who may use which skill: anyone, signed-in callers, or those holding a permission
-(docs/security.md)."""
+"""Who may use which skill (anyone, signed in, holding a permission), and the extended
+agent card (docs/security.md)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,12 @@ import json
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
+from django.test import override_settings
 
+from a2a_app.bindings import card
 from a2a_app.caller import ANONYMOUS, Caller
 from a2a_app.core import sending
 from a2a_app.models import Skill, Task
@@ -98,6 +101,10 @@ HOLDER, PLAIN = basic("holder"), basic("plain")
 
 def named(skill_id: str, text: str = "hello") -> dict[str, Any]:
     return {"message": user_message(text, metadata={"skillId": skill_id})}
+
+
+def with_a2a_settings(**overrides: Any):
+    return override_settings(A2A_APP={**settings.A2A_APP, **overrides})
 
 
 def info(access: str, permission: str = "", skill_id: str = "s") -> SkillInfo:
@@ -309,3 +316,113 @@ class TestFollowUps:
         assert turned_private == json.loads(
             json.dumps(disabled).replace(waiting["id"], first["id"])
         )
+
+
+# --- the cards ------------------------------------------------------------------------------------
+
+
+def public_card(client) -> dict[str, Any]:
+    response = client.get("/.well-known/agent-card.json")
+    assert response.status_code == 200
+    return response.json()
+
+
+def extended(client, headers: dict[str, str] | None = None, path: str = "/extendedAgentCard"):
+    return client.get(REST + path, headers=headers or {})
+
+
+def skill_ids(card_json: dict[str, Any]) -> list[str]:
+    return [s["id"] for s in card_json["skills"]]
+
+
+class TestPublicCard:
+    def test_only_public_skills_and_the_extended_card_is_declared(self, client, skill_rows):
+        data = public_card(client)
+        assert skill_ids(data) == ["menu"]
+        assert data["capabilities"]["extendedAgentCard"] is True
+        assert data["supportsAuthenticatedExtendedCard"] is True
+        assert PERMISSION not in json.dumps(data) and SCOPE not in json.dumps(data)
+
+    def test_nothing_private_nothing_declared(self, client, skill_rows):
+        Skill.objects.update(access="public", permission="")
+        catalogue.mark_changed()
+        assert public_card(client)["capabilities"]["extendedAgentCard"] is False
+
+    @pytest.mark.parametrize(("setting", "declared"), [(True, True), (False, False)])
+    def test_the_setting_decides_when_set(self, client, setting, declared):
+        with with_a2a_settings(EXTENDED_CARD=setting):
+            assert public_card(client)["capabilities"]["extendedAgentCard"] is declared
+
+    def test_without_authentication_classes_nothing_is_declared(self, client, skill_rows):
+        with with_a2a_settings(AUTHENTICATION_CLASSES=[]):
+            assert public_card(client)["capabilities"]["extendedAgentCard"] is False
+
+    def test_stays_cached_and_shared_while_extended_cards_are_served(
+        self, client, skill_rows, users
+    ):
+        first = client.get("/.well-known/agent-card.json")
+        cached = dict(card._cache)
+        assert len(cached) == 1
+        assert extended(client, HOLDER).status_code == 200
+        assert extended(client, PLAIN).status_code == 200
+        assert card._cache == cached  # the extended cards went into no shared cache
+        again = client.get("/.well-known/agent-card.json")
+        assert again["ETag"] == first["ETag"] and again.content == first.content
+
+
+class TestExtendedCard:
+    def test_anonymous_callers_are_asked_to_sign_in(self, client, rpc, skill_rows):
+        response = extended(client)
+        error = rest_error(response, 401, "UNAUTHENTICATED", "UNAUTHENTICATED")
+        assert "authenticated" in error["message"]
+        assert response["WWW-Authenticate"].startswith("Basic")
+        rpc_response = client.post(
+            "/a2a/jsonrpc",
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"}),
+            content_type="application/json",
+        )
+        assert rpc_response.status_code == 401
+        assert rpc_response["WWW-Authenticate"].startswith("Basic")
+        assert rpc_response.json()["error"]["code"] == -32000
+
+    def test_each_caller_sees_the_skills_it_may_use(self, client, skill_rows, users):
+        response = extended(client, HOLDER)
+        assert response.status_code == 200
+        assert response["Cache-Control"] == "private"
+        assert "Authorization" in response["Vary"]
+        holder_card = response.json()
+        assert skill_ids(holder_card) == ["ledger", "members", "menu"]
+        assert skill_ids(extended(client, PLAIN).json()) == ["members", "menu"]
+        public = public_card(client)
+        assert holder_card["capabilities"]["extendedAgentCard"] is True
+        for field in ("name", "description", "version", "supportedInterfaces"):
+            assert holder_card[field] == public[field]
+
+    def test_over_jsonrpc(self, rpc, skill_rows, users):
+        result = rpc("GetExtendedAgentCard", {}, headers=HOLDER)["result"]
+        assert skill_ids(result) == ["ledger", "members", "menu"]
+        assert result["capabilities"]["extendedAgentCard"] is True
+
+    def test_v03_jsonrpc_and_rest(self, client, rpc, skill_rows, users):
+        headers = {**HOLDER, "A2A-Version": "0.3"}
+        with with_a2a_settings(CARD_V03_COMPAT=False):  # v0.3 clients get their fields anyway
+            result = rpc("agent/getAuthenticatedExtendedCard", None, headers=headers)["result"]
+            response = extended(client, HOLDER, "/v1/card")
+        assert result["protocolVersion"] == "0.3.0"
+        assert result["supportsAuthenticatedExtendedCard"] is True
+        assert skill_ids(result) == ["ledger", "members", "menu"]
+        assert response.status_code == 200 and response["Cache-Control"] == "private"
+        assert response.json() == result
+
+    def test_not_declared_is_unsupported(self, client, rpc, skill_rows, users):
+        with with_a2a_settings(EXTENDED_CARD=False):
+            error = error_of(rpc("GetExtendedAgentCard", {}, headers=HOLDER), -32004)
+            rest_error(
+                extended(client, HOLDER), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"
+            )
+        assert error_info(error)["reason"] == "UNSUPPORTED_OPERATION"
+
+    def test_declared_without_a_way_to_sign_in_is_not_configured(self, rpc):
+        with with_a2a_settings(EXTENDED_CARD=True, AUTHENTICATION_CLASSES=[]):
+            error = error_of(rpc("GetExtendedAgentCard", {}), -32007)
+        assert error_info(error)["reason"] == "EXTENDED_AGENT_CARD_NOT_CONFIGURED"

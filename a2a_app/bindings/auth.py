@@ -16,6 +16,17 @@ from a2a_app.conf import a2a_settings
 from a2a_app.protocol.errors import AuthenticationRequiredError
 
 
+def challenge(request: HttpRequest) -> dict[str, str]:
+    """``WWW-Authenticate`` for a caller who must sign in: the first configured
+    authenticator that names a scheme (DRF's ``authenticate_header``)."""
+    drf_request = Request(request)
+    for authenticator_class in a2a_settings.AUTHENTICATION_CLASSES:
+        header = authenticator_class().authenticate_header(drf_request)
+        if header:
+            return {"WWW-Authenticate": header}
+    return {}
+
+
 def authenticate(request: HttpRequest) -> Caller:
     """Run the configured authenticators; invalid credentials are an error, none is anonymous."""
     authenticators = a2a_settings.AUTHENTICATION_CLASSES

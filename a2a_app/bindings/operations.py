@@ -21,10 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.http import HttpRequest
+
+from a2a_app.bindings import card
 from a2a_app.caller import Caller
 from a2a_app.core import push_configs, sending, service, store, streams
 from a2a_app.protocol import legacy
-from a2a_app.protocol.errors import TaskNotFoundError, UnsupportedOperationError
+from a2a_app.protocol.errors import TaskNotFoundError
 from a2a_app.protocol.params import (
     GetTaskRequest,
     ListPushConfigsRequest,
@@ -52,6 +55,10 @@ class Operation:
     streaming: bool = False
     #: ``run`` takes the protocol version of what it creates.
     versioned: bool = False
+    #: ``run`` also takes the HTTP request (the card's URLs follow the request's host).
+    with_request: bool = False
+    #: Headers of a successful answer.
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 OPERATIONS: dict[str, Operation] = {
@@ -80,7 +87,13 @@ OPERATIONS: dict[str, Operation] = {
     "DeleteTaskPushNotificationConfig": Operation(
         PushConfigIdRequest.from_wire, push_configs.delete_config, gate=push_configs.require_push
     ),
-    "GetExtendedAgentCard": Operation(None, service.extended_card_not_supported),
+    "GetExtendedAgentCard": Operation(
+        None,
+        card.extended_card,
+        with_request=True,
+        # Each caller its own card: no shared cache may keep it or hand it to another.
+        headers=(("Cache-Control", "private"), ("Vary", "Authorization, Cookie")),
+    ),
 }
 
 
@@ -104,7 +117,9 @@ class Method:
     def streaming(self) -> bool:
         return self.operation.streaming
 
-    def __call__(self, params: JSON, caller: Caller) -> Any:
+    def __call__(
+        self, params: JSON, caller: Caller, http_request: HttpRequest | None = None
+    ) -> Any:
         operation = self.operation
         if operation.gate is not None:
             operation.gate()
@@ -112,7 +127,12 @@ class Method:
             params = self.params_in(params)
         request = operation.parse(params) if operation.parse is not None else params
         run = self.run or operation.run
-        result = run(request, caller, self.version) if operation.versioned else run(request, caller)
+        if operation.versioned:
+            result = run(request, caller, self.version)
+        elif operation.with_request:
+            result = run(request, caller, http_request)
+        else:
+            result = run(request, caller)
         return self.result_out(result) if self.result_out is not None else result
 
 
@@ -144,10 +164,6 @@ def _push_get_v03(request: PushConfigIdRequest, caller: Caller) -> JSON:
             metadata={"taskId": request.task_id},
         )
     return configs["configs"][0]
-
-
-def _no_extended_card_v03(*args: Any) -> None:
-    raise UnsupportedOperationError("This agent has no authenticated extended card")
 
 
 def _legacy_send(params: JSON, caller: Caller) -> JSON:
@@ -210,7 +226,7 @@ V03_JSONRPC: dict[str, Method] = {
         "DeleteTaskPushNotificationConfig", v03_jsonrpc.push_delete_params_from_v03
     ),
     "agent/getAuthenticatedExtendedCard": Method(
-        OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03
+        OPERATIONS["GetExtendedAgentCard"], V0_3, result_out=card.with_v03_fields
     ),
     "tasks/send": Method(Operation(None, _legacy_send), V0_3),
 }
@@ -251,5 +267,7 @@ V03_REST: dict[str, Method] = {
         "DeleteTaskPushNotificationConfig",
         result_out=lambda result: {},  # google.protobuf.Empty
     ),
-    "GetAgentCard": Method(OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03),
+    "GetAgentCard": Method(
+        OPERATIONS["GetExtendedAgentCard"], V0_3, result_out=card.with_v03_fields
+    ),
 }

@@ -129,6 +129,11 @@ class Catalogue:
     def enabled(self) -> list[SkillInfo]:
         return [s for s in self.skills if s.enabled]
 
+    @property
+    def has_restricted(self) -> bool:
+        """Some enabled skill is not for everyone: an extended card has more to show."""
+        return any(not s.is_public for s in self.enabled)
+
     def get(self, skill_id: str) -> SkillInfo | None:
         for info in self.skills:
             if info.id == skill_id:
