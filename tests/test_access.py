@@ -1,9 +1,10 @@
-"""Who may use which skill (anyone, signed in, holding a permission), and the extended
-agent card (docs/security.md)."""
+"""Who may use which skill (anyone, signed in, holding a permission), the extended agent
+card, and anonymous callers' contexts (docs/security.md)."""
 
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from django.test import override_settings
 
 from a2a_app.bindings import card
 from a2a_app.caller import ANONYMOUS, Caller
-from a2a_app.core import sending
+from a2a_app.core import contexts, sending
 from a2a_app.models import Skill, Task
 from a2a_app.protocol.errors import PermissionDeniedError
 from a2a_app.protocol.params import SendMessageRequest
@@ -426,3 +427,70 @@ class TestExtendedCard:
         with with_a2a_settings(EXTENDED_CARD=True, AUTHENTICATION_CLASSES=[]):
             error = error_of(rpc("GetExtendedAgentCard", {}), -32007)
         assert error_info(error)["reason"] == "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+
+
+# --- anonymous contexts ---------------------------------------------------------------------------
+
+
+class TestContextIds:
+    def test_generated_ids_are_uuid4_and_recognised(self):
+        made = {contexts.new_context_id() for _ in range(50)}
+        assert len(made) == 50
+        for context_id in made:
+            assert uuid.UUID(context_id).version == 4 and str(uuid.UUID(context_id)) == context_id
+            assert contexts.is_generated(context_id)
+
+    @pytest.mark.parametrize(
+        "chosen", ["session-1", "", None, 42, "00000000-0000-4000-8000-000000000000"]
+    )
+    def test_client_chosen_ids_are_not(self, chosen):
+        assert not contexts.is_generated(chosen)
+
+    def test_altered_ids_are_not(self):
+        made = contexts.new_context_id()
+        last = "0" if made[-1] != "0" else "1"
+        assert not contexts.is_generated(made[:-1] + last)
+        assert not contexts.is_generated(made.upper())
+        assert not contexts.is_generated(made.replace("-", ""))
+        assert not contexts.is_generated(str(uuid.uuid4()))
+
+    def test_a_rotated_key_keeps_its_contexts_through_the_fallbacks(self, settings):
+        made = contexts.new_context_id()
+        old = settings.SECRET_KEY
+        settings.SECRET_KEY = "a-new-secret-key-" + "x" * 40
+        assert not contexts.is_generated(made)
+        settings.SECRET_KEY_FALLBACKS = [old]
+        assert contexts.is_generated(made)
+
+
+@pytest.mark.usefixtures("conformance_mode")
+class TestAnonymousCallers:
+    """Two anonymous clients share one scope; a contextId must not be a way in."""
+
+    def test_one_cannot_list_the_others_tasks_by_any_context_it_names(self, rpc):
+        # Client A: one conversation in a context it chose, one in a context we made.
+        chosen = new_task(rpc, "hello", contextId="session-1")
+        made = new_task(rpc, "hello")
+        secret = made["contextId"]
+        last = "0" if secret[-1] != "0" else "1"
+        # Client B names every context it can think of, and near misses of A's.
+        for guess in ("session-1", str(uuid.uuid4()), secret.upper(), secret[:-1] + last):
+            result = rpc("ListTasks", {"contextId": guess})["result"]
+            assert (result["tasks"], result["totalSize"]) == ([], 0), guess
+        assert rpc("ListTasks", {})["result"]["tasks"] == []
+        # B joins A's chosen context: A does not see B's task there, nor B A's.
+        planted = new_task(rpc, "planted", contextId="session-1")
+        assert planted["contextId"] == chosen["contextId"] == "session-1"
+        assert rpc("ListTasks", {"contextId": "session-1"})["result"]["tasks"] == []
+        # A still lists its own conversation by the id we gave it.
+        listed = rpc("ListTasks", {"contextId": secret})["result"]
+        assert [t["id"] for t in listed["tasks"]] == [made["id"]]
+
+    def test_a_bad_page_token_is_still_a_bad_request(self, rpc):
+        params = {"contextId": "session-1", "pageToken": "garbage!!"}
+        error_of(rpc("ListTasks", params), -32602)
+
+    def test_signed_in_callers_list_the_contexts_they_chose(self, rpc, users):
+        task = new_task(rpc, "hello", contextId="my-own", headers=PLAIN)
+        listed = rpc("ListTasks", {"contextId": "my-own"}, headers=PLAIN)["result"]
+        assert [t["id"] for t in listed["tasks"]] == [task["id"]]

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import dispatch, push_configs, rows, runner, store
+from a2a_app.core import contexts, dispatch, push_configs, rows, runner, store
 from a2a_app.core.execution import (
     Resolution,
     apply_resolution,
@@ -103,7 +103,7 @@ def plan(
     catalogue = get_catalogue()
     check_named_skill(catalogue, message, request.metadata, caller)
     available = [s for s in catalogue.enabled if s.allows(caller)]
-    context_id = message.context_id or str(uuid.uuid4())
+    context_id = message.context_id or contexts.new_context_id()
     skill = a2a_settings.ROUTER(message, request.metadata, available)
     if skill is None:
         return SendPlan(request, caller, version, listing=skill_listing(available, context_id))
