@@ -494,3 +494,59 @@ class TestAnonymousCallers:
         task = new_task(rpc, "hello", contextId="my-own", headers=PLAIN)
         listed = rpc("ListTasks", {"contextId": "my-own"}, headers=PLAIN)["result"]
         assert [t["id"] for t in listed["tasks"]] == [task["id"]]
+
+
+# --- the admin ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def staff_client(client, django_user_model, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    client.force_login(django_user_model.objects.create_superuser("boss", "b@example.com", "pw"))
+    return client
+
+
+def admin_form(**changes: Any) -> dict[str, Any]:
+    form = {
+        "id": "ledger",
+        "handler": "ledger",
+        "name": "Ledger",
+        "description": "The accounts",
+        "tags": '["ledger"]',
+        "examples": "[]",
+        "input_modes": "[]",
+        "output_modes": "[]",
+        "enabled": "on",
+        "access": "permission",
+        "permission": PERMISSION,
+        "execution": "",
+        "order": "0",
+    }
+    form.update(changes)
+    return form
+
+
+class TestAdmin:
+    URL = "/admin/a2a_app/skill/ledger/change/"
+
+    def test_the_access_fields_are_shown_and_filterable(self, staff_client, skill_rows):
+        page = staff_client.get(self.URL).content.decode()
+        assert 'name="permission"' in page and "Who may use it" in page
+        listing = staff_client.get("/admin/a2a_app/skill/", {"access__exact": "permission"})
+        assert listing.status_code == 200
+        assert [row.pk for row in listing.context["cl"].result_list] == ["bookings", "ledger"]
+
+    @pytest.mark.parametrize(
+        "changes", [{"permission": ""}, {"access": "public"}, {"permission": "a b"}]
+    )
+    def test_a_permission_exactly_when_access_asks_for_one(self, staff_client, skill_rows, changes):
+        response = staff_client.post(self.URL, admin_form(**changes))
+        assert response.status_code == 200  # the form again, with the error
+        assert "permission" in response.context["adminform"].form.errors
+        row = Skill.objects.get(pk="ledger")
+        assert (row.access, row.permission) == ("permission", PERMISSION)
+
+    def test_saving_a_new_permission(self, staff_client, skill_rows):
+        response = staff_client.post(self.URL, admin_form(permission=SCOPE))
+        assert response.status_code == 302, response.content
+        assert Skill.objects.get(pk="ledger").permission == SCOPE
