@@ -13,6 +13,7 @@ from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 from django.test import override_settings
 
+from a2a_app import checks
 from a2a_app.bindings import card
 from a2a_app.caller import ANONYMOUS, Caller
 from a2a_app.core import contexts, sending
@@ -201,6 +202,20 @@ class TestDeclaringAccess:
         with installed_skill(_handler, "kit", access="permission", permission=SCOPE):
             row = Skill.objects.get(pk="kit")
             assert (row.access, row.permission) == ("permission", SCOPE)
+
+
+class TestChecks:
+    def test_a_row_asking_for_a_permission_it_does_not_name(self, skill_rows):
+        assert [p.id for p in checks.check_skill_handlers()] == []
+        Skill.objects.filter(pk="ledger").update(permission="")  # past the form's validation
+        [problem] = checks.check_skill_handlers()
+        assert problem.id == "a2a_app.W011" and "'ledger'" in problem.msg
+
+    def test_an_extended_card_nobody_can_sign_in_for(self):
+        with with_a2a_settings(EXTENDED_CARD=True, AUTHENTICATION_CLASSES=[]):
+            assert [p.id for p in checks.check_settings()] == ["a2a_app.W040"]
+        with with_a2a_settings(EXTENDED_CARD=None, AUTHENTICATION_CLASSES=[]):
+            assert checks.check_settings() == []
 
 
 # --- SendMessage ----------------------------------------------------------------------------------
