@@ -3,17 +3,23 @@ card, and anonymous callers' contexts (docs/security.md)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
 from typing import Any
 
+import httpx
 import pytest
+from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+from a2a.types import GetExtendedAgentCardRequest
+from a2a.utils.constants import TransportProtocol
 from django.conf import settings
 from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
 from django.test import override_settings
 
 from a2a_app import checks
+from a2a_app.asgi import get_asgi_application
 from a2a_app.bindings import card
 from a2a_app.caller import ANONYMOUS, Caller
 from a2a_app.core import contexts, sending
@@ -442,6 +448,26 @@ class TestExtendedCard:
         with with_a2a_settings(EXTENDED_CARD=True, AUTHENTICATION_CLASSES=[]):
             error = error_of(rpc("GetExtendedAgentCard", {}), -32007)
         assert error_info(error)["reason"] == "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
+
+
+@pytest.mark.django_db(transaction=True)  # the ASGI handler reads from its own thread
+@pytest.mark.parametrize("binding", [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON])
+def test_the_official_sdk_client_reads_the_extended_card(skill_rows, users, binding):
+    async def scenario() -> tuple[list[str], list[str]]:
+        transport = httpx.ASGITransport(app=get_asgi_application())
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://testserver", headers=HOLDER
+        ) as http:
+            public = await A2ACardResolver(http, "http://testserver").get_agent_card()
+            assert public.capabilities.extended_agent_card
+            config = ClientConfig(httpx_client=http, supported_protocol_bindings=[binding])
+            client = ClientFactory(config).create(public)
+            extended = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
+            return [s.id for s in public.skills], [s.id for s in extended.skills]
+
+    public, extended = asyncio.run(scenario())
+    assert public == ["menu"]
+    assert extended == ["ledger", "members", "menu"]
 
 
 # --- anonymous contexts ---------------------------------------------------------------------------
