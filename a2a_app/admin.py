@@ -54,6 +54,7 @@ class SkillForm(forms.ModelForm):
             "output_modes",
             "enabled",
             "access",
+            "permission",
             "execution",
             "order",
         )
@@ -78,12 +79,33 @@ class SkillAdmin(admin.ModelAdmin):
         "handler",
         "enabled",
         "access",
+        "permission",
         "execution",
         "order",
         "updated_at",
     )
     list_editable = ("enabled", "order")
-    list_filter = ("enabled", "access")
+    list_filter = ("enabled", "access", "execution")
+    fieldsets = (
+        (None, {"fields": ("id", "handler", "name", "description")}),
+        (
+            _("Who may use it"),
+            {
+                "fields": ("enabled", "access", "permission"),
+                "description": _(
+                    "Callers who may not use a skill do not find it in the agent card or "
+                    "the extended card, are never routed to it and cannot name it. A "
+                    "signed-in caller who names it anyway is told it lacks the permission; "
+                    "an anonymous caller is answered as if the skill did not exist."
+                ),
+            },
+        ),
+        (
+            _("In the agent card"),
+            {"fields": ("tags", "examples", "input_modes", "output_modes", "order")},
+        ),
+        (_("Running"), {"fields": ("execution",)}),
+    )
     search_fields = ("id", "name", "description")
     actions = ("enable", "disable")
 

@@ -2,7 +2,9 @@
 
 The bindings identify callers (:mod:`a2a_app.bindings.auth`); nobody identified means
 anonymous. A task belongs to the scope that created it. Anonymous tasks are reachable by their
-(unguessable) id, but an anonymous ListTasks only sees the context it names.
+(unguessable) id, but an anonymous ListTasks only sees the context it names, and only when
+this agent generated that contextId (:mod:`a2a_app.core.contexts`): one a client chose
+may be guessed by another.
 
 A caller that came with an API key carries the key's scopes: the key may do only what they
 name (``operation:<Method>``, ``skill:<id>``, or a permission a skill asks for), and never

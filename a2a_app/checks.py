@@ -34,6 +34,16 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list:
             getattr(a2a_settings, key)
         except ImportError as exc:
             errors.append(Error(str(exc), id="a2a_app.E003"))
+    if a2a_settings.EXTENDED_CARD and not a2a_settings.AUTHENTICATION_CLASSES:
+        errors.append(
+            Warning(
+                f"{SETTING_NAME}['EXTENDED_CARD'] is True but AUTHENTICATION_CLASSES is empty: "
+                "nobody can sign in for the extended card.",
+                hint="GetExtendedAgentCard answers ExtendedAgentCardNotConfigured until an "
+                "authentication class is configured (or set EXTENDED_CARD to None).",
+                id="a2a_app.W040",
+            )
+        )
     public_url = user.get("PUBLIC_URL")
     if public_url and not str(public_url).startswith(("http://", "https://")):
         errors.append(
@@ -48,16 +58,27 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list:
 
 @register(Tags.database)
 def check_skill_handlers(app_configs: Any = None, **kwargs: Any) -> list:
-    """Rows whose handler is no longer registered (run with ``check --database default``)."""
+    """Rows whose handler is no longer registered, or that ask for a permission they do
+    not name (run with ``check --database default``)."""
     from a2a_app.models import Skill
 
     problems = []
     try:
-        rows = list(Skill.objects.values_list("id", "handler", "enabled"))
+        rows = list(Skill.objects.values_list("id", "handler", "enabled", "access", "permission"))
     except DatabaseError:
         return []  # not migrated yet: nothing to check
     known = registry.all_skills()
-    for skill_id, handler, enabled in rows:
+    for skill_id, handler, enabled, access, permission in rows:
+        if access == Skill.Access.PERMISSION and not permission.strip():
+            problems.append(
+                Warning(
+                    f"Skill {skill_id!r} is for callers with a permission but names none: "
+                    "nobody may use it.",
+                    hint="Set its permission in the admin (a Django permission "
+                    "'app_label.codename' or an API-key scope).",
+                    id="a2a_app.W011",
+                )
+            )
         if handler not in known:
             problems.append(
                 (Error if enabled else Warning)(
@@ -109,6 +130,8 @@ def check_card_signing_keys(app_configs: Any = None, **kwargs: Any) -> list:
         )
         for problem in key_problems(a2a_settings.CARD_SIGNING_KEYS)
     ]
+
+
 @register(Tags.security)
 def check_authentication(app_configs: Any = None, **kwargs: Any) -> list:
     """The card must be able to declare what is enforced, and Basic must be guarded."""

@@ -58,6 +58,11 @@ DEFAULTS: dict[str, Any] = {
     # published at /.well-known/jwks.json; keep two during a rotation. Make one with
     # `manage.py a2a_card_keys generate`. Empty: the card is not signed.
     "CARD_SIGNING_KEYS": [],
+    # Offer the extended agent card (GetExtendedAgentCard: the card with every skill the
+    # signed-in caller may use) and declare capabilities.extendedAgentCard. None: when
+    # some enabled skill is not public and AUTHENTICATION_CLASSES is set; True/False:
+    # always / never.
+    "EXTENDED_CARD": None,
     # Cache-Control max-age of the agent card, in seconds.
     "CARD_MAX_AGE": 300,
     # How long a web process trusts its cached copy of the skills' change marker.

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
 from django.db import models
 from django.utils import timezone
@@ -30,6 +31,7 @@ class Skill(models.Model):
     class Access(models.TextChoices):
         PUBLIC = "public", _("Anyone, signed in or not")
         AUTHENTICATED = "authenticated", _("Signed-in callers only")
+        PERMISSION = "permission", _("Callers with a permission")
 
     id = models.CharField(
         primary_key=True,
@@ -59,7 +61,25 @@ class Skill(models.Model):
         BACKGROUND = "background", _("In a background worker")
 
     enabled = models.BooleanField(default=True)
-    access = models.CharField(max_length=20, choices=Access.choices, default=Access.PUBLIC)
+    access = models.CharField(
+        max_length=20,
+        choices=Access.choices,
+        default=Access.PUBLIC,
+        help_text=_(
+            "Who may see and use this skill. Callers who may not use it do not find it in "
+            "the card, are never routed to it, and cannot name it in metadata.skillId."
+        ),
+    )
+    permission = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text=_(
+            "Only for 'Callers with a permission': a Django permission as "
+            "'app_label.codename' (e.g. 'restaurant.view_booking'), held by the user or "
+            "one of their groups, or an API-key scope (e.g. 'bookings:write') the "
+            "caller's key must carry. Leave empty for the other access levels."
+        ),
+    )
     execution = models.CharField(
         max_length=20,
         choices=Execution.choices,
@@ -75,6 +95,23 @@ class Skill(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def clean(self) -> None:
+        """A permission is named exactly when the access level asks for one."""
+        super().clean()
+        self.permission = self.permission.strip()
+        if self.access == self.Access.PERMISSION:
+            if not self.permission:
+                error = _("Name the permission or API-key scope callers need.")
+            elif any(c.isspace() for c in self.permission):
+                error = _("A permission or scope has no spaces.")
+            else:
+                return
+        elif self.permission:
+            error = _("A permission applies only when access is 'Callers with a permission'.")
+        else:
+            return
+        raise ValidationError({"permission": error})
 
 
 class CatalogChange(models.Model):

@@ -146,7 +146,14 @@ def installed_skill(
     description = spec.pop("description", f"The {key} skill")
     skill_spec = registry.SkillSpec(key, handler, name, description, **spec)
     with registry.registered(skill_spec):
-        Skill.objects.create(id=key, handler=key, name=name, description=description)
+        Skill.objects.create(
+            id=key,
+            handler=key,
+            name=name,
+            description=description,
+            access=skill_spec.access,
+            permission=skill_spec.permission,
+        )
         catalogue.clear_cache()
         try:
             yield key

@@ -123,7 +123,8 @@ class TestCardContent:
             {"url": "http://testserver/a2a/jsonrpc", "transport": "JSONRPC"},
             {"url": "http://testserver/a2a/rest", "transport": "HTTP+JSON"},
         ]
-        assert data["supportsAuthenticatedExtendedCard"] is False
+        # "my-bookings" is for signed-in callers: the extended card has more to show.
+        assert data["supportsAuthenticatedExtendedCard"] is True
 
     def test_a_pure_v1_card_without_v03_fields(self, client, settings):
         settings.A2A_APP = {**settings.A2A_APP, "CARD_V03_COMPAT": False}

@@ -482,10 +482,11 @@ class TestAuthentication:
     def test_anonymous_list_with_context_sees_only_anonymous_tasks_there(
         self, rpc, conformance_mode, alice
     ):
-        anon = start(rpc, text="anon", contextId="shared")
+        anon = start(rpc, text="anon")
+        shared = anon["contextId"]  # generated: anonymous callers list no other kind
         start(rpc, text="other", contextId="elsewhere")
-        start(rpc, ALICE, text="alice", contextId="shared")
-        result = rpc("ListTasks", {"contextId": "shared"})["result"]
+        start(rpc, ALICE, text="alice", contextId=shared)
+        result = rpc("ListTasks", {"contextId": shared})["result"]
         assert [t["id"] for t in result["tasks"]] == [anon["id"]]
         assert result["totalSize"] == 1
         assert result["nextPageToken"] == ""

@@ -97,9 +97,11 @@ def _get_task(rpc, client):
 
 def _list_pages(include_artifacts: bool):
     def operation(rpc, client):
-        for i in range(12):
-            new_task(rpc, f"hello {i}", contextId="pages")
-        params = {"contextId": "pages", "pageSize": 5, "includeArtifacts": include_artifacts}
+        # Generated: an anonymous caller lists no context it chose (docs/security.md).
+        context = new_task(rpc, "hello 0")["contextId"]
+        for i in range(1, 12):
+            new_task(rpc, f"hello {i}", contextId=context)
+        params = {"contextId": context, "pageSize": 5, "includeArtifacts": include_artifacts}
         token = rpc("ListTasks", params)["result"]["nextPageToken"]
         deeper = rpc("ListTasks", {**params, "pageToken": token})["result"]["nextPageToken"]
         assert deeper

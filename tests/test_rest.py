@@ -281,9 +281,10 @@ class TestGetTask:
 def listed_context(client, conformance_mode) -> tuple[str, list[JSON]]:
     """Three tasks in one context, status timestamps a day apart (oldest first); the middle
     one waits for input, the others are completed echoes."""
-    context = f"ctx-{uuid.uuid4()}"
+    first = new_task(client, "first")  # anonymous: listed only in a context we made
+    context = first["contextId"]
     tasks = [
-        new_task(client, "first", contextId=context),
+        first,
         new_task(client, "input second", contextId=context),
         new_task(client, "third", contextId=context),
     ]
@@ -393,9 +394,10 @@ class TestListTasks:
         body = ok(get(client, "/tasks"))
         assert body == {"tasks": [], "nextPageToken": "", "pageSize": 50, "totalSize": 0}
 
-    def test_context_id_with_a_comma(self, client, conformance_mode):
-        task = new_task(client, "comma", contextId="orders,2030")
-        body = ok(get(client, "/tasks", {"contextId": "orders,2030"}))
+    def test_context_id_with_a_comma(self, client, conformance_mode, alice):
+        headers = basic("alice", "alice-pw")
+        task = new_task(client, "comma", contextId="orders,2030", headers=headers)
+        body = ok(get(client, "/tasks", {"contextId": "orders,2030"}, **headers))
         assert ids(body) == [task["id"]]
 
     def test_timestamp_out_of_range_is_400(self, client, conformance_mode):

@@ -725,7 +725,7 @@ class TestRoutes:
         error = rest_error(
             client.get(f"{V03}/card"), 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"
         )
-        assert "extended card" in error["message"]
+        assert "extended agent card" in error["message"]
 
     # A wrong HTTP method on a v0.3 route: in test_rest.py, beside the v1.0 routes.
 

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from a2a_app.core.contexts import new_context_id
 from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Skill, Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.wire import format_timestamp
@@ -26,6 +27,8 @@ pytestmark = pytest.mark.django_db
 
 TIMESTAMP_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 USER, AGENT = "ROLE_USER", "ROLE_AGENT"
+# Anonymous callers list only contexts the agent generated (a2a_app.core.contexts).
+CTX_LIST, CTX_OTHER, CTX_S, CTX_A, CTX_H, CTX_FEW, CTX_MANY = (new_context_id() for _ in range(7))
 
 
 # --- helpers ------------------------------------------------------------------------------
@@ -111,7 +114,11 @@ class TestSendMessage:
         second = new_task(rpc, "two", context_id="my-conversation")
         assert first["contextId"] == second["contextId"] == "my-conversation"
         assert first["id"] != second["id"]
-        listed = rpc("ListTasks", {"contextId": "my-conversation"})["result"]
+
+    def test_generated_context_id_lists_the_conversation(self, rpc):
+        first = new_task(rpc, "one")
+        second = new_task(rpc, "two", contextId=first["contextId"])
+        listed = rpc("ListTasks", {"contextId": first["contextId"]})["result"]
         assert {t["id"] for t in listed["tasks"]} == {first["id"], second["id"]}
 
     def test_direct_message_response_creates_no_task(self, rpc):
@@ -519,7 +526,7 @@ BASE = datetime(2025, 3, 1, 12, 0, 0, tzinfo=UTC)
 
 @pytest.mark.usefixtures("conformance_mode")
 class TestListTasks:
-    def make(self, rpc, count: int, context: str = "ctx-list", text: str = "hello") -> list[str]:
+    def make(self, rpc, count: int, context: str = CTX_LIST, text: str = "hello") -> list[str]:
         """``count`` tasks; the i-th gets status timestamp BASE + i seconds."""
         ids = []
         for i in range(count):
@@ -532,14 +539,14 @@ class TestListTasks:
         ids = self.make(rpc, 3)
         # Move the oldest to the top.
         set_status_timestamp(ids[0], BASE + timedelta(hours=1))
-        result = rpc("ListTasks", {"contextId": "ctx-list"})["result"]
+        result = rpc("ListTasks", {"contextId": CTX_LIST})["result"]
         assert [t["id"] for t in result["tasks"]] == [ids[0], ids[2], ids[1]]
         stamps = [t["status"]["timestamp"] for t in result["tasks"]]
         assert stamps == sorted(stamps, reverse=True)
 
     def test_response_shape_and_defaults(self, rpc):
         ids = self.make(rpc, 2)
-        result = rpc("ListTasks", {"contextId": "ctx-list"})["result"]
+        result = rpc("ListTasks", {"contextId": CTX_LIST})["result"]
         assert set(result) == {"tasks", "nextPageToken", "pageSize", "totalSize"}
         assert result["pageSize"] == 50
         assert result["totalSize"] == 2
@@ -553,7 +560,7 @@ class TestListTasks:
     @pytest.mark.parametrize("size", [1, 100, "7"])
     def test_page_size_bounds_accepted(self, rpc, size):
         self.make(rpc, 2)
-        result = rpc("ListTasks", {"contextId": "ctx-list", "pageSize": size})["result"]
+        result = rpc("ListTasks", {"contextId": CTX_LIST, "pageSize": size})["result"]
         assert result["pageSize"] == int(size)
         assert len(result["tasks"]) == min(2, int(size))
 
@@ -565,7 +572,7 @@ class TestListTasks:
     def test_paging_is_stable_when_tasks_are_added(self, rpc):
         ids = self.make(rpc, 5)
         newest_first = list(reversed(ids))
-        params = {"contextId": "ctx-list", "pageSize": 2}
+        params = {"contextId": CTX_LIST, "pageSize": 2}
 
         page1 = rpc("ListTasks", params)["result"]
         assert [t["id"] for t in page1["tasks"]] == newest_first[:2]
@@ -573,7 +580,7 @@ class TestListTasks:
         assert page1["nextPageToken"]
 
         # A new task between pages: it is newer than everything listed so far.
-        intruder = new_task(rpc, "late", contextId="ctx-list")
+        intruder = new_task(rpc, "late", contextId=CTX_LIST)
 
         page2 = rpc("ListTasks", {**params, "pageToken": page1["nextPageToken"]})["result"]
         assert [t["id"] for t in page2["tasks"]] == newest_first[2:4]
@@ -598,7 +605,7 @@ class TestListTasks:
         seen: list[str] = []
         token = ""
         for _ in range(5):
-            params = {"contextId": "ctx-list", "pageSize": 2}
+            params = {"contextId": CTX_LIST, "pageSize": 2}
             if token:
                 params["pageToken"] = token
             result = rpc("ListTasks", params)["result"]
@@ -611,7 +618,7 @@ class TestListTasks:
 
     def test_exact_page_fit_has_empty_token(self, rpc):
         self.make(rpc, 2)
-        result = rpc("ListTasks", {"contextId": "ctx-list", "pageSize": 2})["result"]
+        result = rpc("ListTasks", {"contextId": CTX_LIST, "pageSize": 2})["result"]
         assert len(result["tasks"]) == 2
         assert result["nextPageToken"] == ""
 
@@ -628,29 +635,29 @@ class TestListTasks:
     )
     def test_garbage_page_token_is_invalid(self, rpc, token):
         self.make(rpc, 1)
-        error = error_of(rpc("ListTasks", {"contextId": "ctx-list", "pageToken": token}), -32602)
+        error = error_of(rpc("ListTasks", {"contextId": CTX_LIST, "pageToken": token}), -32602)
         assert violated_fields(error) == ["pageToken"]
 
     def test_total_size_counts_all_matches(self, rpc):
         self.make(rpc, 4)
-        self.make(rpc, 2, context="ctx-other")
-        result = rpc("ListTasks", {"contextId": "ctx-list", "pageSize": 1})["result"]
+        self.make(rpc, 2, context=CTX_OTHER)
+        result = rpc("ListTasks", {"contextId": CTX_LIST, "pageSize": 1})["result"]
         assert result["totalSize"] == 4
         assert len(result["tasks"]) == 1
 
     def test_status_filter(self, rpc):
-        done = new_task(rpc, "hello", contextId="ctx-s")
-        waiting = new_task(rpc, "input", contextId="ctx-s")
-        failed = new_task(rpc, "fail", contextId="ctx-s")
+        done = new_task(rpc, "hello", contextId=CTX_S)
+        waiting = new_task(rpc, "input", contextId=CTX_S)
+        failed = new_task(rpc, "fail", contextId=CTX_S)
         for status, expected in [
             ("TASK_STATE_COMPLETED", done),
             ("TASK_STATE_INPUT_REQUIRED", waiting),
             (4, failed),
         ]:
-            result = rpc("ListTasks", {"contextId": "ctx-s", "status": status})["result"]
+            result = rpc("ListTasks", {"contextId": CTX_S, "status": status})["result"]
             assert [t["id"] for t in result["tasks"]] == [expected["id"]]
             assert result["totalSize"] == 1
-        unfiltered = rpc("ListTasks", {"contextId": "ctx-s", "status": "TASK_STATE_UNSPECIFIED"})
+        unfiltered = rpc("ListTasks", {"contextId": CTX_S, "status": "TASK_STATE_UNSPECIFIED"})
         assert unfiltered["result"]["totalSize"] == 3
 
     @pytest.mark.parametrize("status", ["COMPLETED", "completed", 99])
@@ -665,18 +672,18 @@ class TestListTasks:
             set_status_timestamp(task_id, when)
         result = rpc(
             "ListTasks",
-            {"contextId": "ctx-list", "statusTimestampAfter": format_timestamp(stamps[1])},
+            {"contextId": CTX_LIST, "statusTimestampAfter": format_timestamp(stamps[1])},
         )["result"]
         assert [t["id"] for t in result["tasks"]] == [ids[2], ids[1]]
         assert result["totalSize"] == 2
         # An offset form of the same instant is the same filter.
         local = stamps[1].astimezone(UTC).replace(tzinfo=None).isoformat() + "+00:00"
-        again = rpc("ListTasks", {"contextId": "ctx-list", "statusTimestampAfter": local})
+        again = rpc("ListTasks", {"contextId": CTX_LIST, "statusTimestampAfter": local})
         assert again["result"]["totalSize"] == 2
         later = rpc(
             "ListTasks",
             {
-                "contextId": "ctx-list",
+                "contextId": CTX_LIST,
                 "statusTimestampAfter": format_timestamp(stamps[2] + timedelta(milliseconds=1)),
             },
         )["result"]
@@ -688,18 +695,18 @@ class TestListTasks:
 
     @pytest.mark.parametrize("params", [{}, {"includeArtifacts": False}])
     def test_artifacts_omitted_unless_asked(self, rpc, params):
-        new_task(rpc, "hello", contextId="ctx-a")
-        new_task(rpc, "x", messageId="tck-artifact-data-1", contextId="ctx-a")
-        new_task(rpc, "input", contextId="ctx-a")
-        result = rpc("ListTasks", {"contextId": "ctx-a", **params})["result"]
+        new_task(rpc, "hello", contextId=CTX_A)
+        new_task(rpc, "x", messageId="tck-artifact-data-1", contextId=CTX_A)
+        new_task(rpc, "input", contextId=CTX_A)
+        result = rpc("ListTasks", {"contextId": CTX_A, **params})["result"]
         assert len(result["tasks"]) == 3
         for task in result["tasks"]:
             assert "artifacts" not in task
 
     def test_artifacts_included_when_asked(self, rpc):
-        echo = new_task(rpc, "hello", contextId="ctx-a")
-        data = new_task(rpc, "x", messageId="tck-artifact-data-1", contextId="ctx-a")
-        result = rpc("ListTasks", {"contextId": "ctx-a", "includeArtifacts": True})["result"]
+        echo = new_task(rpc, "hello", contextId=CTX_A)
+        data = new_task(rpc, "x", messageId="tck-artifact-data-1", contextId=CTX_A)
+        result = rpc("ListTasks", {"contextId": CTX_A, "includeArtifacts": True})["result"]
         by_id = {t["id"]: t for t in result["tasks"]}
         assert by_id[echo["id"]]["artifacts"] == echo["artifacts"]
         assert by_id[data["id"]]["artifacts"] == data["artifacts"]
@@ -711,14 +718,14 @@ class TestListTasks:
     def test_history_length_per_task(self, rpc):
         tasks = []
         for name in ("first", "second"):
-            task = new_task(rpc, f"input {name}", contextId="ctx-h")
+            task = new_task(rpc, f"input {name}", contextId=CTX_H)
             new_task(rpc, f"input {name} again", taskId=task["id"])
             tasks.append(task["id"])
-        full = rpc("ListTasks", {"contextId": "ctx-h"})["result"]
+        full = rpc("ListTasks", {"contextId": CTX_H})["result"]
         for task in full["tasks"]:
             assert roles(task) == [USER, AGENT, USER, AGENT]
 
-        result = rpc("ListTasks", {"contextId": "ctx-h", "historyLength": 1})["result"]
+        result = rpc("ListTasks", {"contextId": CTX_H, "historyLength": 1})["result"]
         assert {t["id"] for t in result["tasks"]} == set(tasks)
         full_by_id = {t["id"]: t for t in full["tasks"]}
         for task in result["tasks"]:
@@ -728,11 +735,11 @@ class TestListTasks:
             assert last == full_by_id[task["id"]]["history"][-1]
             assert last == task["status"]["message"]
 
-        two = rpc("ListTasks", {"contextId": "ctx-h", "historyLength": 2})["result"]
+        two = rpc("ListTasks", {"contextId": CTX_H, "historyLength": 2})["result"]
         for task in two["tasks"]:
             assert task["history"] == full_by_id[task["id"]]["history"][-2:]
 
-        zero = rpc("ListTasks", {"contextId": "ctx-h", "historyLength": 0})["result"]
+        zero = rpc("ListTasks", {"contextId": CTX_H, "historyLength": 0})["result"]
         assert all("history" not in task for task in zero["tasks"])
 
     def test_negative_history_length(self, rpc):
@@ -871,14 +878,14 @@ class TestQueryCounts:
 
     def test_list_tasks_costs_the_same_whatever_the_page(self, rpc, django_assert_num_queries):
         for i in range(2):
-            new_task(rpc, f"input {i}", contextId="ctx-few")
+            new_task(rpc, f"input {i}", contextId=CTX_FEW)
         for i in range(12):
-            task = new_task(rpc, f"input {i}", contextId="ctx-many")
+            task = new_task(rpc, f"input {i}", contextId=CTX_MANY)
             add_messages(task["id"], 3)
         params = {"historyLength": 2, "includeArtifacts": True}
-        few = count_queries(lambda: rpc("ListTasks", {"contextId": "ctx-few", **params}))
+        few = count_queries(lambda: rpc("ListTasks", {"contextId": CTX_FEW, **params}))
         with django_assert_num_queries(few):
-            result = rpc("ListTasks", {"contextId": "ctx-many", **params})["result"]
+            result = rpc("ListTasks", {"contextId": CTX_MANY, **params})["result"]
         assert len(result["tasks"]) == 12
         assert all(len(t["history"]) == 2 for t in result["tasks"])
 

@@ -42,6 +42,12 @@ class _UnreadBody(BaseParser):
         return {}
 
 
+def challenge(request: HttpRequest) -> dict[str, str]:
+    """``WWW-Authenticate`` for a caller who must sign in: every configured scheme."""
+    authenticators = [cls() for cls in a2a_settings.AUTHENTICATION_CLASSES]
+    return _challenge_header(authenticators, Request(request, parsers=[_UnreadBody()]))
+
+
 def authenticate(request: HttpRequest) -> Caller:
     """Run the configured authenticators: the caller, or the error to answer."""
     authenticators = [cls() for cls in a2a_settings.AUTHENTICATION_CLASSES]
@@ -81,8 +87,10 @@ def _unauthenticated(
 ) -> AuthenticationRequiredError:
     """A 401 whose ``WWW-Authenticate`` offers every configured scheme, in order (one
     challenge each, comma-separated as RFC 9110 11.6.1 allows)."""
+    return AuthenticationRequiredError(message, headers=_challenge_header(authenticators, request))
+
+
+def _challenge_header(authenticators: list, request: Request) -> dict[str, str]:
     challenges = [a.authenticate_header(request) for a in authenticators]
-    challenge = ", ".join(c for c in challenges if c)
-    return AuthenticationRequiredError(
-        message, headers={"WWW-Authenticate": challenge} if challenge else {}
-    )
+    joined = ", ".join(c for c in challenges if c)
+    return {"WWW-Authenticate": joined} if joined else {}

@@ -1,6 +1,7 @@
-"""The public agent card, built from ``A2A_APP`` and the enabled public skills, and its view.
+"""The agent card, built from ``A2A_APP`` and the skills: the public one and its view, and
+the extended card a signed-in caller asks for (GetExtendedAgentCard).
 
-The serialized card is cached per web process, keyed by the skills' change marker and
+The public card is cached serialized per web process, keyed by the skills' change marker and
 the base URL, with a strong ETag (a hash of the exact bytes served) and Last-Modified
 (when a skill last changed). A settings change clears the cache. With
 ``CARD_SIGNING_KEYS`` the card is signed when it is rendered (:mod:`a2a_app.card_signing`).
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -22,12 +24,14 @@ from django.utils.http import http_date, parse_http_date_safe
 from django.views.decorators.csrf import csrf_exempt
 
 from a2a_app.bindings.http import served_by_asgi
-from a2a_app.card_signing import sign_card, signing_enabled
 from a2a_app.bindings.security import security_requirements, security_schemes
+from a2a_app.caller import Caller
+from a2a_app.card_signing import sign_card, signing_enabled
 from a2a_app.conf import a2a_settings
+from a2a_app.core import service
 from a2a_app.protocol.v03.card import card_v03_fields
 from a2a_app.protocol.versions import V0_3, V1_0
-from a2a_app.skills.catalogue import Catalogue, get_catalogue
+from a2a_app.skills.catalogue import SkillInfo, get_catalogue
 
 # Settings are read at start-up: the card cannot be older than the process serving it.
 _STARTED_AT = datetime.now(UTC).replace(microsecond=0)
@@ -67,13 +71,18 @@ def interfaces(root: str) -> list[dict[str, str]]:
     return found
 
 
-def build_card(root: str, catalogue: Catalogue, *, streaming: bool = False) -> dict[str, Any]:
-    """The AgentCard as v1.0 ProtoJSON; REQUIRED fields always present."""
+def build_card(
+    root: str, skills: Iterable[SkillInfo], *, streaming: bool = False, extended: bool = False
+) -> dict[str, Any]:
+    """The AgentCard as v1.0 ProtoJSON, listing ``skills``; REQUIRED fields always present.
+
+    ``extended`` is ``capabilities.extendedAgentCard``.
+    """
     s = a2a_settings
     capabilities: dict[str, Any] = {
         "streaming": streaming,
         "pushNotifications": bool(s.PUSH_NOTIFICATIONS),
-        "extendedAgentCard": False,
+        "extendedAgentCard": extended,
     }
     if s.EXTENSIONS:
         capabilities["extensions"] = list(s.EXTENSIONS)
@@ -85,7 +94,7 @@ def build_card(root: str, catalogue: Catalogue, *, streaming: bool = False) -> d
         "capabilities": capabilities,
         "defaultInputModes": list(s.DEFAULT_INPUT_MODES),
         "defaultOutputModes": list(s.DEFAULT_OUTPUT_MODES),
-        "skills": [skill.to_card() for skill in catalogue.enabled if skill.access == "public"],
+        "skills": [skill.to_card() for skill in skills],
     }
     if s.PROVIDER:
         card["provider"] = dict(s.PROVIDER)
@@ -98,15 +107,16 @@ def build_card(root: str, catalogue: Catalogue, *, streaming: bool = False) -> d
         card["securitySchemes"] = schemes
     if requirements:
         card["securityRequirements"] = requirements
-    if s.CARD_V03_COMPAT:
-        # v0.3 clients read these top-level fields (spec reference §6.5, option a).
-        v1_interfaces = [i for i in card["supportedInterfaces"] if i["protocolVersion"] == V1_0]
-        card.update(
-            card_v03_fields(
-                card, jsonrpc_url=v1_interfaces[0]["url"], extra_interfaces=v1_interfaces
-            )
-        )
-    return card
+    return with_v03_fields(card) if s.CARD_V03_COMPAT else card
+
+
+def with_v03_fields(card: dict[str, Any]) -> dict[str, Any]:
+    """The card with the top-level fields v0.3 clients read (spec reference §6.5, option a)."""
+    v1_interfaces = [i for i in card["supportedInterfaces"] if i["protocolVersion"] == V1_0]
+    v03_fields = card_v03_fields(
+        card, jsonrpc_url=v1_interfaces[0]["url"], extra_interfaces=v1_interfaces
+    )
+    return {**card, **v03_fields}
 
 
 def rendered_card(request: HttpRequest) -> RenderedCard:
@@ -117,7 +127,10 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
     cached = _cache.get(key)
     if cached is not None:
         return cached
-    card = build_card(root, catalogue, streaming=streaming)
+    # The public card lists public skills only, whoever asks: it is cached and shared.
+    public = [skill for skill in catalogue.enabled if skill.is_public]
+    extended = service.extended_card_declared(catalogue)
+    card = build_card(root, public, streaming=streaming, extended=extended)
     if signing_enabled():  # signed once per rendering: the signatures are in the ETag
         card = sign_card(card, jwks_url=root + reverse("a2a_app:jwks"))
     body = json.dumps(card, separators=(",", ":")).encode()
@@ -145,6 +158,20 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
             _cache.clear()
         _cache[key] = rendered
     return rendered
+
+
+def extended_card(params: Any, caller: Caller, request: HttpRequest) -> dict[str, Any]:
+    """GetExtendedAgentCard: the card with every skill ``caller`` may use.
+
+    Built for each call and never put in the shared cache: it differs by caller (the
+    routes answer it with ``Cache-Control: private``).
+    """
+    skills = service.extended_card_skills(caller)
+    root = base_url(request)
+    card = build_card(root, skills, streaming=served_by_asgi(request), extended=True)
+    if signing_enabled():
+        card = sign_card(card, jwks_url=root + reverse("a2a_app:jwks"))
+    return card
 
 
 def clear_cache(**kwargs: Any) -> None:

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
-from a2a_app.bindings.auth import authenticate
+from a2a_app.bindings.auth import authenticate, challenge
 from a2a_app.conf import a2a_settings
 from a2a_app.protocol.errors import (
     A2AError,
+    AuthenticationRequiredError,
     ContentTypeNotSupportedError,
     ExtensionSupportRequiredError,
     InvalidParamsError,
@@ -174,4 +175,17 @@ def invoke(
             "(capabilities.streaming is false here)"
         )
     params = build_params()
-    return method(params, caller), activated
+    try:
+        return method(params, caller, request), activated
+    except AuthenticationRequiredError as error:
+        # The service asks for a signed-in caller; HTTP says how to sign in.
+        if "WWW-Authenticate" not in error.headers:
+            error.headers.update(challenge(request))
+        raise
+
+
+def with_operation_headers(response: HttpResponse, method: Method) -> HttpResponse:
+    """The headers the operation gives its successful answers (caching of the extended card)."""
+    for name, value in method.operation.headers:
+        response[name] = value
+    return response

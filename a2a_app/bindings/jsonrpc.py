@@ -78,4 +78,5 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
         logger.exception("Unexpected error in JSON-RPC method")
         return error_response(request_id, InternalError())
     response = http.json_response(envelope.result_response(request_id, result))
+    http.with_operation_headers(response, method)
     return http.with_extensions(response, activated)

@@ -278,7 +278,7 @@ def paths() -> JSON:
         },
         "/extendedAgentCard": {
             "get": _op("GetExtendedAgentCard",
-                       "The extended agent card (not offered by this agent)",
+                       "The extended agent card: the skills the signed-in caller may use",
                        {"description": "AgentCard"}),
         },
     }  # fmt: skip

@@ -21,13 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.http import HttpRequest
+
+from a2a_app.bindings import card
 from a2a_app.caller import Caller
 from a2a_app.core import push_configs, sending, service, store, streams
 from a2a_app.protocol import legacy
 from a2a_app.protocol.errors import (
     PermissionDeniedError,
     TaskNotFoundError,
-    UnsupportedOperationError,
 )
 from a2a_app.protocol.params import (
     GetTaskRequest,
@@ -58,6 +60,10 @@ class Operation:
     versioned: bool = False
     #: The v1.0 method name, which API-key scopes name (``operation:SendMessage``).
     name: str = ""
+    #: ``run`` also takes the HTTP request (the card's URLs follow the request's host).
+    with_request: bool = False
+    #: Headers of a successful answer.
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 OPERATIONS: dict[str, Operation] = {
@@ -86,7 +92,13 @@ OPERATIONS: dict[str, Operation] = {
     "DeleteTaskPushNotificationConfig": Operation(
         PushConfigIdRequest.from_wire, push_configs.delete_config, gate=push_configs.require_push
     ),
-    "GetExtendedAgentCard": Operation(None, service.extended_card_not_supported),
+    "GetExtendedAgentCard": Operation(
+        None,
+        card.extended_card,
+        with_request=True,
+        # Each caller its own card: no shared cache may keep it or hand it to another.
+        headers=(("Cache-Control", "private"), ("Vary", "Authorization, Cookie")),
+    ),
 }
 # Each operation knows its name from its key: written once, never out of step.
 OPERATIONS = {name: replace(operation, name=name) for name, operation in OPERATIONS.items()}
@@ -112,7 +124,9 @@ class Method:
     def streaming(self) -> bool:
         return self.operation.streaming
 
-    def __call__(self, params: JSON, caller: Caller) -> Any:
+    def __call__(
+        self, params: JSON, caller: Caller, http_request: HttpRequest | None = None
+    ) -> Any:
         operation = self.operation
         if not caller.may_call(operation.name):
             raise PermissionDeniedError(
@@ -125,7 +139,12 @@ class Method:
             params = self.params_in(params)
         request = operation.parse(params) if operation.parse is not None else params
         run = self.run or operation.run
-        result = run(request, caller, self.version) if operation.versioned else run(request, caller)
+        if operation.versioned:
+            result = run(request, caller, self.version)
+        elif operation.with_request:
+            result = run(request, caller, http_request)
+        else:
+            result = run(request, caller)
         return self.result_out(result) if self.result_out is not None else result
 
 
@@ -157,10 +176,6 @@ def _push_get_v03(request: PushConfigIdRequest, caller: Caller) -> JSON:
             metadata={"taskId": request.task_id},
         )
     return configs["configs"][0]
-
-
-def _no_extended_card_v03(*args: Any) -> None:
-    raise UnsupportedOperationError("This agent has no authenticated extended card")
 
 
 def _legacy_send(params: JSON, caller: Caller) -> JSON:
@@ -224,7 +239,7 @@ V03_JSONRPC: dict[str, Method] = {
         "DeleteTaskPushNotificationConfig", v03_jsonrpc.push_delete_params_from_v03
     ),
     "agent/getAuthenticatedExtendedCard": Method(
-        OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03
+        OPERATIONS["GetExtendedAgentCard"], V0_3, result_out=card.with_v03_fields
     ),
     "tasks/send": Method(Operation(None, _legacy_send, name="SendMessage"), V0_3),
 }
@@ -265,5 +280,7 @@ V03_REST: dict[str, Method] = {
         "DeleteTaskPushNotificationConfig",
         result_out=lambda result: {},  # google.protobuf.Empty
     ),
-    "GetAgentCard": Method(OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03),
+    "GetAgentCard": Method(
+        OPERATIONS["GetExtendedAgentCard"], V0_3, result_out=card.with_v03_fields
+    ),
 }

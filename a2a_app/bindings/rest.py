@@ -146,6 +146,7 @@ def _call(
     else:
         # DeleteTaskPushNotificationConfig returns Empty: {} over REST.
         response = _response(request, {} if result is None else result)
+        http.with_operation_headers(response, method)
     return http.with_extensions(response, activated)
 
 

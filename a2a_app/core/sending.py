@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import dispatch, push_configs, rows, runner, store
+from a2a_app.core import contexts, dispatch, push_configs, rows, runner, store
 from a2a_app.core.execution import (
     Resolution,
     apply_resolution,
@@ -36,13 +36,15 @@ from a2a_app.models import PushConfig, Task
 from a2a_app.protocol.errors import (
     ContentTypeNotSupportedError,
     InvalidParamsError,
+    PermissionDeniedError,
     UnsupportedOperationError,
 )
 from a2a_app.protocol.params import SendMessageRequest
 from a2a_app.protocol.types import Artifact, Message, Part, TaskState
 from a2a_app.protocol.versions import V1_0
-from a2a_app.skills.catalogue import SkillInfo, get_catalogue
+from a2a_app.skills.catalogue import Catalogue, SkillInfo, get_catalogue
 from a2a_app.skills.context import Failed, agent_message
+from a2a_app.skills.routing import requested_skill
 
 JSON = dict[str, Any]
 
@@ -98,8 +100,10 @@ def plan(
         update = TaskUpdate(task, artifacts=artifacts)
         return _planned(request, caller, version, update, skill, push_config, task.background)
 
-    available = [s for s in get_catalogue().enabled if s.allows(caller)]
-    context_id = message.context_id or str(uuid.uuid4())
+    catalogue = get_catalogue()
+    check_named_skill(catalogue, message, request.metadata, caller)
+    available = [s for s in catalogue.enabled if s.allows(caller)]
+    context_id = message.context_id or contexts.new_context_id()
     skill = a2a_settings.ROUTER(message, request.metadata, available)
     if skill is None:
         return SendPlan(request, caller, version, listing=skill_listing(available, context_id))
@@ -142,6 +146,24 @@ def _planned(
     return SendPlan(request, caller, version, None, update, skill, push_config, background)
 
 
+def check_named_skill(
+    catalogue: Catalogue, message: Message, metadata: JSON, caller: Caller
+) -> None:
+    """A signed-in caller naming a skill it may not use is told so (PermissionDenied).
+
+    An anonymous caller is not: to it such a skill is as unknown as a missing one (the
+    router answers that), so that private skills stay unseen by the public.
+    """
+    requested, field = requested_skill(message, metadata)
+    if requested is None or not caller.is_authenticated or not isinstance(requested, str):
+        return
+    named = catalogue.get(requested)
+    if named is not None and named.enabled and not named.allows(caller):
+        raise PermissionDeniedError(
+            f"{field}: {named.refusal(caller)}", metadata={"skillId": requested}
+        )
+
+
 def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:
     """May this message continue this task? Returns the task's skill."""
     previous = task.task_state
@@ -162,7 +184,16 @@ def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:
             metadata={"taskId": message.task_id, "state": previous.value},
         )
     skill = get_catalogue().get(task.skill_id)
+    if skill is not None and skill.enabled and not skill.allows(caller) and caller.is_authenticated:
+        # The caller's own task, so its skill is no secret to it: say why.
+        raise PermissionDeniedError(
+            f"Task {message.task_id} takes no more messages from this caller: "
+            f"{skill.refusal(caller)}",
+            metadata={"taskId": message.task_id, "skillId": skill.id},
+        )
     if skill is None or not skill.enabled or not skill.allows(caller):
+        # Anonymous callers learn no more of a skill that turned private than of a
+        # disabled one.
         raise UnsupportedOperationError(
             f"The skill of task {message.task_id} is no longer available",
             metadata={"taskId": message.task_id},

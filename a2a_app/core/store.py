@@ -22,7 +22,7 @@ from django.db.models.fields.tuple_lookups import Tuple, TupleLessThan
 from django.db.models.functions import RowNumber
 
 from a2a_app.caller import Caller
-from a2a_app.core import rows
+from a2a_app.core import contexts, rows
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.errors import InvalidParamsError, TaskNotFoundError
 from a2a_app.protocol.params import ListTasksRequest
@@ -232,9 +232,12 @@ def decode_page_token(token: str) -> tuple[datetime, uuid.UUID]:
 
 def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
     """ListTasks: newest status first, cursor pages that stay stable when tasks are added."""
-    if not caller.is_authenticated and not request.context_id:
-        # Anonymous callers share one scope; without a context they could enumerate
-        # everybody's tasks, so they see none.
+    # Checked first: a bad token is the client's error whatever the list holds.
+    cursor = decode_page_token(request.page_token) if request.page_token else None
+    if not caller.is_authenticated and not contexts.is_generated(request.context_id):
+        # Anonymous callers share one scope: without a context they could enumerate
+        # everybody's tasks, and with one a client chose, guess someone else's. They see
+        # a context only by the unguessable id this agent made for it.
         return {"tasks": [], "nextPageToken": "", "pageSize": request.page_size, "totalSize": 0}
     queryset = scoped_tasks(caller)
     if request.context_id:
@@ -244,8 +247,8 @@ def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
     if request.status_timestamp_after is not None:
         queryset = queryset.filter(status_timestamp__gte=request.status_timestamp_after)
     total = queryset.count()
-    if request.page_token:
-        timestamp, task_id = decode_page_token(request.page_token)
+    if cursor is not None:
+        timestamp, task_id = cursor
         # A row comparison, (status_timestamp, id) < (…, …): PostgreSQL walks the
         # (owner, context_id, -status_timestamp, -id) index straight to the page, where
         # the equivalent OR of two conditions made it scan every newer entry first.

@@ -16,6 +16,7 @@ from typing import Any
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
+from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.models import CatalogChange, Skill
 from a2a_app.skills import registry
@@ -38,6 +39,8 @@ class SkillInfo:
     access: str
     enabled: bool = True
     execution: str = ""
+    #: What a caller must hold when ``access`` is "permission".
+    permission: str = ""
 
     def runs_in_background(self, message: Any) -> bool:
         """Run in a worker: the row's choice, else what the handler declares."""
@@ -62,20 +65,44 @@ class SkillInfo:
             access=row.access,
             enabled=row.enabled,
             execution=row.execution,
+            permission=row.permission,
         )
 
     @classmethod
     def from_spec(cls, spec: SkillSpec) -> SkillInfo:
         """What the ``@skill`` decorator declared (a skill with no row yet)."""
+        texts = (spec.key, spec.key, spec.name, spec.description)
         lists = (getattr(spec, f) for f in _LISTS)
-        return cls(spec.key, spec.key, spec.name, spec.description, *lists, access=spec.access)
+        return cls(*texts, *lists, access=spec.access, permission=spec.permission)
 
     @property
     def spec(self) -> SkillSpec | None:
         return registry.get(self.handler_key)
 
-    def allows(self, caller: Any) -> bool:
-        return self.access == Skill.Access.PUBLIC or caller.is_authenticated
+    @property
+    def is_public(self) -> bool:
+        return self.access == Skill.Access.PUBLIC
+
+    def allows(self, caller: Caller) -> bool:
+        """May ``caller`` see and use this skill? Its API key, if any, must cover the
+        skill; then the access level decides (an unknown level lets nobody in)."""
+        if not caller.may_use_skill(self.id):
+            return False
+        if self.access == Skill.Access.PUBLIC:
+            return True
+        if self.access == Skill.Access.AUTHENTICATED:
+            return caller.is_authenticated
+        if self.access == Skill.Access.PERMISSION:
+            return bool(self.permission) and caller.has_permission(self.permission)
+        return False
+
+    def refusal(self, caller: Caller) -> str:
+        """Why ``caller`` (signed in) may not use this skill, in words it may read."""
+        if not caller.may_use_skill(self.id):
+            return f"the caller's API key does not cover skill {self.id!r} (skill:{self.id})"
+        if self.access == Skill.Access.PERMISSION and self.permission:
+            return f"skill {self.id!r} needs the permission {self.permission!r}"
+        return f"the caller may not use skill {self.id!r}"
 
     def to_card(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -101,6 +128,11 @@ class Catalogue:
     @property
     def enabled(self) -> list[SkillInfo]:
         return [s for s in self.skills if s.enabled]
+
+    @property
+    def has_restricted(self) -> bool:
+        """Some enabled skill is not for everyone: an extended card has more to show."""
+        return any(not s.is_public for s in self.enabled)
 
     def get(self, skill_id: str) -> SkillInfo | None:
         for info in self.skills:
@@ -188,6 +220,7 @@ def sync_rows() -> list[str]:
             input_modes=list(spec.input_modes),
             output_modes=list(spec.output_modes),
             access=spec.access,
+            permission=spec.permission,
             order=order,
         )
         created.append(key)

@@ -35,8 +35,10 @@ class SkillSpec:
     examples: tuple[str, ...] = ()
     input_modes: tuple[str, ...] = ()
     output_modes: tuple[str, ...] = ()
-    # Who may call it by default: "public" (anyone) or "authenticated".
+    # Who may call it by default: "public" (anyone), "authenticated", or "permission"
+    # (callers holding ``permission``: a Django permission or an API-key scope).
     access: str = "public"
+    permission: str = ""
     # Run in a background worker rather than in the request; a callable decides per
     # message (``lambda message: ...``).
     background: bool | Callable[[Any], bool] = False
@@ -56,6 +58,7 @@ def skill(
     input_modes: list[str] | tuple[str, ...] = (),
     output_modes: list[str] | tuple[str, ...] = (),
     access: str = "public",
+    permission: str = "",
     background: bool | Callable[[Any], bool] = False,
 ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of skill ``key``.
@@ -64,7 +67,11 @@ def skill(
     docstring; both, like the other keywords, only seed the ``Skill`` row, which the
     site owner can then edit in the admin. ``background=True`` runs the handler in a
     Celery worker instead of the request (the row's "execution" can override it).
+    ``access`` is who may see and use it: ``"public"``, ``"authenticated"``, or
+    ``"permission"`` with ``permission=`` a Django permission (``"app_label.codename"``)
+    or an API-key scope.
     """
+    check_access(key, access, permission)
 
     def decorator(handler: Handler) -> Handler:
         register(
@@ -78,12 +85,26 @@ def skill(
                 input_modes=tuple(input_modes),
                 output_modes=tuple(output_modes),
                 access=access,
+                permission=permission,
                 background=background,
             )
         )
         return handler
 
     return decorator
+
+
+ACCESS_LEVELS = ("public", "authenticated", "permission")
+
+
+def check_access(key: str, access: str, permission: str) -> None:
+    """A declaration mistake is the developer's: say so when the module is imported."""
+    if access not in ACCESS_LEVELS:
+        raise ValueError(f"Skill {key!r}: access must be one of {', '.join(ACCESS_LEVELS)}")
+    if (access == "permission") != bool(permission):
+        raise ValueError(
+            f"Skill {key!r}: permission= goes with access='permission', and only with it"
+        )
 
 
 def register(spec: SkillSpec) -> None:

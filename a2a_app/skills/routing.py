@@ -9,7 +9,10 @@ In order, deterministically:
    ties go to the skill listed first (``Skill.order``, then id);
 4. no shared word: no skill, and the caller gets a direct Message listing the skills.
 
-Follow-up messages never come here: they go to the skill their task started with.
+``skills`` are the ones the caller may use: a skill it may not use is as unknown here as
+one that does not exist (SendMessage has already refused a signed-in caller who names
+one with PermissionDenied). Follow-up messages never come here: they go to the skill
+their task started with.
 """
 
 from __future__ import annotations
@@ -103,12 +106,18 @@ def _score(text_words: set[str], vocabulary: set[str]) -> int:
     return sum(1 for w in text_words if any(_matches(w, v) for v in vocabulary))
 
 
+def requested_skill(message: Message, metadata: dict[str, Any]) -> tuple[Any, str]:
+    """The skill id the client names, if any, and the field that names it."""
+    requested = message.metadata.get("skillId")
+    if requested is not None:
+        return requested, "message.metadata.skillId"
+    return metadata.get("skillId"), "metadata.skillId"
+
+
 def route_message(
     message: Message, metadata: dict[str, Any], skills: Sequence[SkillInfo]
 ) -> SkillInfo | None:
-    requested, field = message.metadata.get("skillId"), "message.metadata.skillId"
-    if requested is None:
-        requested, field = metadata.get("skillId"), "metadata.skillId"
+    requested, field = requested_skill(message, metadata)
     if requested is not None:
         for candidate in skills:
             if candidate.id == requested:
