@@ -100,13 +100,15 @@ def send(
     configuration: JSON | None = None,
     metadata: JSON | None = None,
     headers: dict[str, str] | None = None,
+    status: int = 200,
     **message: Any,
 ) -> JSON:
-    """SendMessage through the ``rpc`` fixture: the whole JSON-RPC response body."""
+    """SendMessage through the ``rpc`` fixture: the whole JSON-RPC response body (with
+    the HTTP ``status`` asserted)."""
     from a2a_app.testing import A2AClient
 
     params = A2AClient.send_params(text, None, configuration, metadata, message)
-    return rpc("SendMessage", params, headers=headers)
+    return rpc("SendMessage", params, headers=headers, status=status)
 
 
 def new_task(rpc: Callable[..., JSON], text: str = "hello", **kwargs: Any) -> JSON:

@@ -237,7 +237,7 @@ class TestNamingASkill:
         assert Task.objects.count() == 0
 
     def test_a_signed_in_caller_without_the_permission_is_refused(self, rpc, skill_rows, users):
-        error = error_of(rpc("SendMessage", named("ledger"), headers=PLAIN), -32000)
+        error = error_of(rpc("SendMessage", named("ledger"), headers=PLAIN, status=403), -32000)
         assert error_info(error)["reason"] == "PERMISSION_DENIED"
         assert error_info(error)["metadata"] == {"skillId": "ledger"}
         assert error["message"].startswith("message.metadata.skillId: ")
@@ -255,7 +255,7 @@ class TestNamingASkill:
 
     def test_request_metadata_is_checked_too(self, rpc, skill_rows, users):
         params = {"message": user_message("hello"), "metadata": {"skillId": "ledger"}}
-        error = error_of(rpc("SendMessage", params, headers=PLAIN), -32000)
+        error = error_of(rpc("SendMessage", params, headers=PLAIN, status=403), -32000)
         assert error["message"].startswith("metadata.skillId: ")
 
     def test_the_holder_may_use_it(self, rpc, skill_rows, users):
@@ -317,7 +317,7 @@ class TestFollowUps:
         assert first["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
         before = Task.objects.get(pk=first["id"]).message_count
         holder.user_permissions.clear()
-        body = send(rpc, "more", taskId=first["id"], headers=HOLDER)
+        body = send(rpc, "more", taskId=first["id"], headers=HOLDER, status=403)
         error = error_of(body, -32000)
         assert error_info(error)["reason"] == "PERMISSION_DENIED"
         assert error_info(error)["metadata"] == {"taskId": first["id"], "skillId": "ledger"}
@@ -397,14 +397,14 @@ class TestExtendedCard:
         response = extended(client)
         error = rest_error(response, 401, "UNAUTHENTICATED", "UNAUTHENTICATED")
         assert "authenticated" in error["message"]
-        assert response["WWW-Authenticate"].startswith("Basic")
+        assert "Basic" in response["WWW-Authenticate"]
         rpc_response = client.post(
             "/a2a/jsonrpc",
             json.dumps({"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"}),
             content_type="application/json",
         )
         assert rpc_response.status_code == 401
-        assert rpc_response["WWW-Authenticate"].startswith("Basic")
+        assert "Basic" in rpc_response["WWW-Authenticate"]
         assert rpc_response.json()["error"]["code"] == -32000
 
     def test_each_caller_sees_the_skills_it_may_use(self, client, skill_rows, users):
