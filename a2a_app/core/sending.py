@@ -9,6 +9,10 @@ vet a push config and build the task's change, unsaved. Then the task runs one w
   dispatcher after commit; a blocking send waits for it;
 * streamed (:mod:`a2a_app.core.streams`): inline in a thread, or in a worker.
 
+A ``messageId`` is idempotent per caller: a client that sends the same message again
+(it retries after a timeout) gets the task its first send made, as it is now, and no
+skill runs again (:func:`find_retry` for a new task, :func:`plan` for a follow-up).
+
 Nothing here knows about HTTP.
 """
 
@@ -18,7 +22,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from a2a_app.caller import Caller
@@ -32,7 +36,7 @@ from a2a_app.core.execution import (
     run_handler,
 )
 from a2a_app.core.updates import TaskUpdate
-from a2a_app.models import PushConfig, Task
+from a2a_app.models import PushConfig, Task, TaskMessage
 from a2a_app.protocol.errors import (
     ContentTypeNotSupportedError,
     InvalidParamsError,
@@ -65,6 +69,8 @@ class SendPlan:
     push_config: PushConfig | None = None
     #: Runs in a worker (a background skill, or a new task sent with returnImmediately).
     background: bool = False
+    #: The message is a retry of one this task already has: answer with the task as it is.
+    retry_of: Task | None = None
 
     @property
     def task(self) -> Task:
@@ -88,6 +94,15 @@ def plan(
     message, configuration = request.message, request.configuration
     if message.task_id:
         task = store.get_task(message.task_id, caller, for_update=True)
+        # Under the row lock: of two identical follow-ups, the second sees the first's.
+        earlier = (
+            TaskMessage.objects.filter(task=task, message_id=message.message_id)
+            .values_list("body", flat=True)
+            .first()
+        )
+        if earlier is not None:
+            check_same_message(earlier, message)
+            return SendPlan(request, caller, version, retry_of=task)
         skill = check_follow_up(task, message, caller)
         check_content_types(message, configuration.accepted_output_modes, skill)
         push_config = push_config_for(request, version)
@@ -122,6 +137,7 @@ def plan(
         status_timestamp=timezone.now(),
         protocol_version=version,
         background=background,
+        first_message_id=message.message_id,
     )
     update = TaskUpdate(task, is_new=True)
     return _planned(request, caller, version, update, skill, push_config, background)
@@ -140,6 +156,60 @@ def _planned(
     if push_config is not None:
         update.add_push_config(push_config)
     return SendPlan(request, caller, version, None, update, skill, push_config, background)
+
+
+# --- retries ---------------------------------------------------------------------------------
+
+
+def find_retry(request: SendMessageRequest, caller: Caller) -> Task | None:
+    """The task this caller's earlier send of the same new message created, if any.
+
+    Raises InvalidParamsError when that message had other content: a messageId names
+    one message, and reusing it for another is a client bug, not a retry. Called before
+    the send's transaction (one indexed query); the unique constraint on
+    ``(owner, first_message_id)`` settles two sends that race past it
+    (:func:`is_duplicate`).
+    """
+    message = request.message
+    if message.task_id or not message.message_id:
+        return None
+    task = store.scoped_tasks(caller).filter(first_message_id=message.message_id).first()
+    if task is not None:
+        earlier = (
+            TaskMessage.objects.filter(task=task, message_id=message.message_id)
+            .values_list("body", flat=True)
+            .first()
+        )
+        if earlier is not None:
+            check_same_message(earlier, message)
+    return task
+
+
+def check_same_message(earlier: JSON, message: Message) -> None:
+    """A retry repeats its message: same role and parts (ids and metadata aside)."""
+    body = message.to_wire()
+    if (earlier.get("role"), earlier.get("parts")) != (body.get("role"), body.get("parts")):
+        raise InvalidParamsError.for_field(
+            "message.messageId",
+            f"{message.message_id!r} was already sent with other content; a retry must "
+            "repeat the message, and a new message needs a new messageId",
+        )
+
+
+def is_duplicate(error: IntegrityError) -> bool:
+    """Did this insert lose a race to an identical send (the task's unique constraint)?"""
+    text = str(error)
+    return "a2a_task_owner_message" in text or "first_message_id" in text
+
+
+def answer_retry(task: Task, request: SendMessageRequest) -> JSON:
+    """A retried send's answer: its task as it is now (a blocking send waits as the first
+    did for a background task)."""
+    configuration = request.configuration
+    if task.background and not configuration.return_immediately:
+        runner.wait_until_settled(str(task.pk), a2a_settings.BLOCKING_TIMEOUT)
+        task.refresh_from_db()
+    return {"task": store.read_task(task, configuration.history_length)}
 
 
 def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:
@@ -263,6 +333,8 @@ class _Sent:
     submitted: JSON | None = None
     #: A new task, not saved yet: :func:`_save_new_task` saves it and fills in the above.
     new_task: TaskUpdate | None = None
+    #: A retried follow-up: the task to answer with.
+    retry_of: Task | None = None
 
 
 def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_0) -> JSON:
@@ -273,6 +345,24 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
     blocking send then waits for the task to be terminal or interrupted, at most
     ``BLOCKING_TIMEOUT`` seconds, and answers with the task as it is.
     """
+    retried = find_retry(request, caller)
+    if retried is not None:
+        return answer_retry(retried, request)
+    try:
+        return _send(request, caller, version)
+    except IntegrityError as error:
+        # An identical send created the task while this one ran: answer with that task
+        # (this one's writes, its handler's included, were rolled back).
+        if not is_duplicate(error):
+            raise
+        request.message.task_id = ""  # plan() gave it the id of the task not created
+        retried = find_retry(request, caller)
+        if retried is None:
+            raise
+        return answer_retry(retried, request)
+
+
+def _send(request: SendMessageRequest, caller: Caller, version: str) -> JSON:
     configuration = request.configuration
     try:
         with transaction.atomic():
@@ -286,6 +376,8 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
         # the failure itself is recorded now, in a transaction of its own.
         with transaction.atomic():
             sent = _record_crash(crash)
+    if sent.retry_of is not None:
+        return answer_retry(sent.retry_of, request)
     if sent.new_task is not None:
         # Nothing was written before the new task (the handler touched no table) and it
         # is written in one statement: that statement is the operation's transaction,
@@ -305,6 +397,10 @@ def _run(plan: SendPlan) -> _Sent:
     """Carry out a plan in the operation's transaction: answer, submit, or run inline."""
     if plan.listing is not None:
         return _Sent({"message": plan.listing.to_wire()})
+    if plan.retry_of is not None:
+        # Answered after this transaction, which holds the task's row lock: a blocking
+        # retry may wait for the worker, and the worker needs that lock.
+        return _Sent(retry_of=plan.retry_of)
     assert plan.update is not None and plan.skill is not None
     update, task, request = plan.update, plan.task, plan.request
     if plan.background:
