@@ -42,6 +42,17 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list:
                 id="a2a_app.E004",
             )
         )
+    heartbeat, lease = a2a_settings.WORKER_HEARTBEAT_SECONDS, a2a_settings.WORKER_LEASE_SECONDS
+    if heartbeat and heartbeat * 2 > lease:
+        errors.append(
+            Error(
+                f"{SETTING_NAME}['WORKER_HEARTBEAT_SECONDS'] ({heartbeat:g}) must be at most "
+                f"half of WORKER_LEASE_SECONDS ({lease:g}).",
+                hint="A lease should outlast a missed heartbeat or two, e.g. heartbeat 5 "
+                "and lease 15, or live tasks are run twice.",
+                id="a2a_app.E005",
+            )
+        )
     return errors
 
 

@@ -67,11 +67,15 @@ DEFAULTS: dict[str, Any] = {
     # A blocking SendMessage to a background skill waits at most this long, then answers
     # with the task as it is (usually WORKING).
     "BLOCKING_TIMEOUT": 30,
-    # While a worker runs a task it holds a lease, renewed on every progress report; a
-    # lease that runs out means the worker died: the sweep retries or fails the task.
-    "WORKER_LEASE_SECONDS": 300,
-    # Runs of one turn of a task (a first one and retries after lost workers) before it
-    # is FAILED.
+    # While a worker runs a task it holds a lease, renewed by a heartbeat; a lease that
+    # runs out means the worker died: the sweep reruns the task (a rerun_safe skill) or
+    # fails it. Keep it a few heartbeats long.
+    "WORKER_LEASE_SECONDS": 15,
+    # How often the heartbeat of a running handler renews its task's lease (0: never,
+    # then only progress reports and ctx.is_canceled() do).
+    "WORKER_HEARTBEAT_SECONDS": 5,
+    # Runs of one turn of a task (a first one and reruns after lost workers, for skills
+    # declared rerun_safe) before it is FAILED.
     "MAX_RUN_ATTEMPTS": 2,
     # A SUBMITTED task not picked up after this long is handed to the broker again.
     "RESUBMIT_AFTER_SECONDS": 60,

@@ -157,7 +157,8 @@ A2A_APP = {
     "CONFORMANCE_MODE": CONFORMANCE_MODE,
     # Operational knobs, overridable from the environment (see a2a_app/conf.py).
     "BLOCKING_TIMEOUT": env.float("A2A_BLOCKING_TIMEOUT", 30),
-    "WORKER_LEASE_SECONDS": env.float("A2A_WORKER_LEASE_SECONDS", 300),
+    "WORKER_LEASE_SECONDS": env.float("A2A_WORKER_LEASE_SECONDS", 15),
+    "WORKER_HEARTBEAT_SECONDS": env.float("A2A_WORKER_HEARTBEAT_SECONDS", 5),
     "MAX_RUN_ATTEMPTS": env.int("A2A_MAX_RUN_ATTEMPTS", 2),
     "RESUBMIT_AFTER_SECONDS": env.float("A2A_RESUBMIT_AFTER_SECONDS", 60),
     "WEBHOOK_TIMEOUT": env.float("A2A_WEBHOOK_TIMEOUT", 10),

@@ -216,7 +216,8 @@ class InlineStart:
                 metadata=plan.request.metadata,
                 accepted_output_modes=plan.request.configuration.accepted_output_modes,
             )
-            outcome = run_handler(ctx)
+            with runner.heartbeat(str(self.task.pk)):
+                outcome = run_handler(ctx)
             if outcome is None:
                 return
             resolution = resolve_outcome(

@@ -40,6 +40,9 @@ class SkillSpec:
     # Run in a background worker rather than in the request; a callable decides per
     # message (``lambda message: ...``).
     background: bool | Callable[[Any], bool] = False
+    # May a run that a dead worker left unfinished run again from the start? Only when
+    # running it twice does no harm (it books nothing, sends nothing, or checks first).
+    rerun_safe: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -57,6 +60,7 @@ def skill(
     output_modes: list[str] | tuple[str, ...] = (),
     access: str = "public",
     background: bool | Callable[[Any], bool] = False,
+    rerun_safe: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of skill ``key``.
 
@@ -64,6 +68,9 @@ def skill(
     docstring; both, like the other keywords, only seed the ``Skill`` row, which the
     site owner can then edit in the admin. ``background=True`` runs the handler in a
     Celery worker instead of the request (the row's "execution" can override it).
+    ``rerun_safe=True`` lets a run that a dead worker left unfinished run again from the
+    start (up to ``MAX_RUN_ATTEMPTS`` runs); by default such a task is FAILED with a
+    message saying so, since a handler may have booked or sent something before it died.
     """
 
     def decorator(handler: Handler) -> Handler:
@@ -79,6 +86,7 @@ def skill(
                 output_modes=tuple(output_modes),
                 access=access,
                 background=background,
+                rerun_safe=rerun_safe,
             )
         )
         return handler
