@@ -97,6 +97,10 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_ALLOWED_HOSTS": [],
     # Networks (CIDR strings) whose addresses the SSRF guard lets through.
     "WEBHOOK_ALLOWED_NETWORKS": [],
+    # Also send a config's token in the X-A2A-Notification-Token header, as v0.3 clients
+    # and the A2A SDK expect. Every webhook to a config with a token is signed with it
+    # (webhook-signature); False keeps the token a signing key that never travels.
+    "WEBHOOK_TOKEN_HEADER": True,
     # Fernet keys, newest first, that encrypt webhook secrets; empty: derived from SECRET_KEY.
     "ENCRYPTION_KEYS": [],
     # --- streaming (SSE, under ASGI) ---------------------------------------------------

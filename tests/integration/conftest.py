@@ -154,6 +154,8 @@ class Received:
     headers: dict[str, str]
     body: Any
     at: float
+    #: The body's bytes as they came (what a webhook signature covers).
+    raw: bytes = b""
 
 
 @dataclass
@@ -190,7 +192,7 @@ def receiver() -> Iterator[Receiver]:
                 return
             if answer == 200:
                 state.received.append(
-                    Received(dict(self.headers.items()), json.loads(body), time.monotonic())
+                    Received(dict(self.headers.items()), json.loads(body), time.monotonic(), body)
                 )
             self.send_response(int(answer))
             self.send_header("Content-Length", "0")

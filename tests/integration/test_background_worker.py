@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import requests
+from standardwebhooks.webhooks import Webhook
 
 from a2a_app.models import Delivery, Task
 
@@ -177,6 +178,8 @@ def test_webhook_gets_every_event_in_order_with_auth(start_web, start_worker, re
     for r in received:
         assert r.headers["Authorization"] == "Bearer secret-token"
         assert r.headers["X-A2A-Notification-Token"] == "notify-token"
+        # Signed with the token, over the bytes that came (a receiver over real HTTP).
+        Webhook(b"notify-token").verify(r.raw, r.headers)
         assert r.headers["Content-Type"] == "application/a2a+json"
         assert r.body[next(iter(r.body))]["taskId"] == task["id"]
     assert len({r.headers["X-A2A-Event-Id"] for r in received}) == 4
