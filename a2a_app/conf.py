@@ -60,6 +60,13 @@ DEFAULTS: dict[str, Any] = {
     "MAX_REQUEST_BYTES": 1024 * 1024,
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
     "ROUTER": "a2a_app.skills.routing.route_message",
+    # A handler's ctx.history holds at most this many earlier messages of its task, the
+    # latest ones: a follow-up loads no more, however long the task. Also the history a
+    # SendMessage answer carries when the client sets no historyLength.
+    "HANDLER_HISTORY_MESSAGES": 50,
+    # A task with this many messages takes no more follow-ups (UnsupportedOperationError:
+    # start a new task in the same context). None: no limit.
+    "MAX_TASK_MESSAGES": 1000,
     # --- background skills (Celery) ---------------------------------------------------
     # The class that hands work to the background (runs, webhook deliveries, stream
     # wake-ups); the default sends a2a_app's Celery tasks by name on the site's Celery app.

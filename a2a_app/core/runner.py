@@ -44,6 +44,7 @@ from a2a_app.core.execution import (
     resolve_outcome,
     run_handler,
 )
+from a2a_app.core.store import load_history
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Task, TaskMessage
@@ -151,9 +152,19 @@ def execute(task_id: str) -> str:
     except (TaskClosed, TaskNotFound):
         return "skipped"
     skill = get_catalogue().get(task.skill_id)
-    rows = list(TaskMessage.objects.filter(task=task).order_by("position"))
-    history = [Message.from_wire(row.body, "history") for row in rows]
+    limit = a2a_settings.HANDLER_HISTORY_MESSAGES
+    # The turn's user message and at most ``limit`` earlier ones, however long the task.
+    bodies = load_history([task], limit + 1).get(str(task.pk), [])
+    history = [Message.from_wire(body, "history") for body in bodies]
     latest = next((m for m in reversed(history) if m.role is Role.USER), None)
+    if latest is None:  # agent messages after it fill the window (a long rerun's reports)
+        body = (
+            TaskMessage.objects.filter(task=task, role=Role.USER.value)
+            .order_by("-position")
+            .values_list("body", flat=True)
+            .first()
+        )
+        latest = None if body is None else Message.from_wire(body, "history")
     if skill is None or latest is None:
         return _finish(task_id, TaskState.FAILED, "The skill of this task is not available.")
     ctx = build_context(
@@ -162,7 +173,7 @@ def execute(task_id: str) -> str:
         latest,
         caller=_owner(task),
         # Earlier messages, not earlier runs (a re-run after a lost worker is no turn).
-        history=[m for m in history if m is not latest],
+        history=[m for m in history if m is not latest][-limit:] if limit else [],
         sink=LiveSink(str(task.pk)),
     )
     with heartbeat(str(task.pk)):

@@ -97,6 +97,7 @@ def plan(
         # Under the row lock: of two identical follow-ups, the second sees the first's.
         earlier = (
             TaskMessage.objects.filter(task=task, message_id=message.message_id)
+            .order_by("position")  # not the model's ordering, which joins the task
             .values_list("body", flat=True)
             .first()
         )
@@ -104,6 +105,7 @@ def plan(
             check_same_message(earlier, message)
             return SendPlan(request, caller, version, retry_of=task)
         skill = check_follow_up(task, message, caller)
+        check_message_limit(task)
         check_content_types(message, configuration.accepted_output_modes, skill)
         push_config = push_config_for(request, version)
         message.context_id = task.context_id
@@ -177,6 +179,7 @@ def find_retry(request: SendMessageRequest, caller: Caller) -> Task | None:
     if task is not None:
         earlier = (
             TaskMessage.objects.filter(task=task, message_id=message.message_id)
+            .order_by("position")  # not the model's ordering, which joins the task
             .values_list("body", flat=True)
             .first()
         )
@@ -238,6 +241,23 @@ def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:
             metadata={"taskId": message.task_id},
         )
     return skill
+
+
+def check_message_limit(task: Task) -> None:
+    """A task's history is bounded: past ``MAX_TASK_MESSAGES`` it takes no more turns."""
+    limit = a2a_settings.MAX_TASK_MESSAGES
+    if limit is not None and task.message_count >= limit:
+        raise UnsupportedOperationError(
+            f"Task {task.pk} has {task.message_count} messages, the most a task may have "
+            f"({limit}); start a new task (same contextId) instead",
+            metadata={"taskId": str(task.pk), "messages": task.message_count, "limit": limit},
+        )
+
+
+def handler_history_length(history_length: int | None) -> int:
+    """How many earlier messages a follow-up loads: what its handler sees
+    (``HANDLER_HISTORY_MESSAGES``), or more if the client asked for more in the answer."""
+    return max(a2a_settings.HANDLER_HISTORY_MESSAGES, history_length or 0)
 
 
 def _mode_matches(offered: str, accepted: str) -> bool:
@@ -411,13 +431,20 @@ def _run(plan: SendPlan) -> _Sent:
         dispatch.enqueue_run_on_commit(str(task.pk))
         return _Sent(background_task_id=str(task.pk))
 
-    earlier = [] if plan.is_new else store.load_history([task], None).get(str(task.pk), [])
+    history_length = request.configuration.history_length
+    if plan.is_new:
+        earlier = []
+    else:
+        # The latest messages only: a long task costs a follow-up no more than a short one.
+        window = handler_history_length(history_length)
+        earlier = store.load_history([task], window).get(str(task.pk), [])
+    limit = a2a_settings.HANDLER_HISTORY_MESSAGES
     ctx = build_context(
         task,
         plan.skill,
         request.message,
         caller=plan.caller,
-        history=[Message.from_wire(body, "history") for body in earlier],
+        history=[Message.from_wire(body, "history") for body in earlier[-limit:] if limit],
         sink=InlineSink(update),
         metadata=request.metadata,
         accepted_output_modes=request.configuration.accepted_output_modes,
@@ -434,9 +461,9 @@ def _run(plan: SendPlan) -> _Sent:
     if plan.is_new:
         return _Sent(new_task=update)
     update.save()
-    history = store.trim_history(
-        earlier + update.new_messages, request.configuration.history_length
-    )
+    # Without a historyLength the answer carries the window loaded (the spec lets the
+    # server choose); GetTask returns the whole history.
+    history = store.trim_history(earlier + update.new_messages, history_length)
     return _Sent({"task": store.task_to_wire(task, history, update.artifact_list())})
 
 
