@@ -59,6 +59,13 @@ def rows_loaded_at_most(reads: list[str]) -> list[int]:
     return limits
 
 
+def start(rpc, message_id: str, **configuration: Any) -> dict:
+    """A new task (the installed skill asks a question): the task."""
+    message = {"messageId": message_id, "role": "ROLE_USER", "parts": [{"text": "start"}]}
+    body = rpc("SendMessage", {"message": message, "configuration": configuration})
+    return body["result"]["task"]
+
+
 def follow_up(rpc, task_id: str, text: str = "more", **configuration: Any) -> dict:
     message = {
         "messageId": f"m-{text}-{Task.objects.get(pk=task_id).message_count}",
@@ -72,10 +79,7 @@ def follow_up(rpc, task_id: str, text: str = "more", **configuration: Any) -> di
 def test_an_inline_follow_up_loads_a_bounded_window(rpc, install, window):
     seen: list[int] = []
     install(asking_handler(seen))
-    long = rpc(
-        "SendMessage",
-        {"message": {"messageId": "a", "role": "ROLE_USER", "parts": [{"text": "start"}]}},
-    )["result"]["task"]
+    long = start(rpc, "a")
     add_messages(long["id"], 1500)
     reads = message_reads(lambda: follow_up(rpc, long["id"])["result"])
     assert seen[-1] == window  # the handler sees the last 10 earlier messages
@@ -88,10 +92,7 @@ def test_an_inline_follow_up_loads_a_bounded_window(rpc, install, window):
 def test_the_answer_history_follows_history_length(rpc, install, window):
     seen: list[int] = []
     install(asking_handler(seen))
-    task = rpc(
-        "SendMessage",
-        {"message": {"messageId": "b", "role": "ROLE_USER", "parts": [{"text": "start"}]}},
-    )["result"]["task"]
+    task = start(rpc, "b")
     add_messages(task["id"], 40)
     answer = follow_up(rpc, task["id"], historyLength=30)["result"]["task"]
     assert len(answer["history"]) == 30
@@ -102,17 +103,7 @@ def test_the_answer_history_follows_history_length(rpc, install, window):
 def test_a_worker_loads_a_bounded_window(rpc, install, window, dispatched):
     seen: list[int] = []
     install(asking_handler(seen), background=True)
-    task = rpc(
-        "SendMessage",
-        {
-            "message": {
-                "messageId": "c",
-                "role": "ROLE_USER",
-                "parts": [{"text": "start"}],
-            },
-            "configuration": {"returnImmediately": True},
-        },
-    )["result"]["task"]
+    task = start(rpc, "c", returnImmediately=True)
     assert runner.execute(task["id"]) == "TASK_STATE_INPUT_REQUIRED"
     add_messages(task["id"], 1500)
     follow_up(rpc, task["id"], "more", returnImmediately=True)
@@ -124,10 +115,7 @@ def test_a_worker_loads_a_bounded_window(rpc, install, window, dispatched):
 def test_a_task_at_the_message_limit_takes_no_more_turns(rpc, install, settings):
     settings.A2A_APP = {**settings.A2A_APP, "MAX_TASK_MESSAGES": 50}
     install(asking_handler([]))
-    task = rpc(
-        "SendMessage",
-        {"message": {"messageId": "d", "role": "ROLE_USER", "parts": [{"text": "start"}]}},
-    )["result"]["task"]
+    task = start(rpc, "d")
     add_messages(task["id"], 46)  # 2 + 46 = 48 messages
     assert "result" in follow_up(rpc, task["id"])  # 50 after this turn
     before = Task.objects.get(pk=task["id"]).message_count

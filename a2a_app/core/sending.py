@@ -95,14 +95,7 @@ def plan(
     if message.task_id:
         task = store.get_task(message.task_id, caller, for_update=True)
         # Under the row lock: of two identical follow-ups, the second sees the first's.
-        earlier = (
-            TaskMessage.objects.filter(task=task, message_id=message.message_id)
-            .order_by("position")  # not the model's ordering, which joins the task
-            .values_list("body", flat=True)
-            .first()
-        )
-        if earlier is not None:
-            check_same_message(earlier, message)
+        if is_retry_in(task, message):
             return SendPlan(request, caller, version, retry_of=task)
         skill = check_follow_up(task, message, caller)
         check_message_limit(task)
@@ -177,19 +170,23 @@ def find_retry(request: SendMessageRequest, caller: Caller) -> Task | None:
         return None
     task = store.scoped_tasks(caller).filter(first_message_id=message.message_id).first()
     if task is not None:
-        earlier = (
-            TaskMessage.objects.filter(task=task, message_id=message.message_id)
-            .order_by("position")  # not the model's ordering, which joins the task
-            .values_list("body", flat=True)
-            .first()
-        )
-        if earlier is not None:
-            check_same_message(earlier, message)
+        is_retry_in(task, message)
     return task
 
 
-def check_same_message(earlier: JSON, message: Message) -> None:
-    """A retry repeats its message: same role and parts (ids and metadata aside)."""
+def is_retry_in(task: Task, message: Message) -> bool:
+    """Has ``task`` this message already? InvalidParamsError if its id came with other content.
+
+    A retry repeats its message: same role and parts (ids and metadata aside).
+    """
+    earlier = (
+        TaskMessage.objects.filter(task=task, message_id=message.message_id)
+        .order_by("position")  # not the model's ordering, which joins the task
+        .values_list("body", flat=True)
+        .first()
+    )
+    if earlier is None:
+        return False
     body = message.to_wire()
     if (earlier.get("role"), earlier.get("parts")) != (body.get("role"), body.get("parts")):
         raise InvalidParamsError.for_field(
@@ -197,6 +194,7 @@ def check_same_message(earlier: JSON, message: Message) -> None:
             f"{message.message_id!r} was already sent with other content; a retry must "
             "repeat the message, and a new message needs a new messageId",
         )
+    return True
 
 
 def is_duplicate(error: IntegrityError) -> bool:
