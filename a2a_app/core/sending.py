@@ -11,7 +11,7 @@ vet a push config and build the task's change, unsaved. Then the task runs one w
 
 A ``messageId`` is idempotent per caller: a client that sends the same message again
 (it retries after a timeout) gets the task its first send made, as it is now, and no
-skill runs again (:func:`find_retry` for a new task, :func:`plan` for a follow-up).
+skill runs again (:mod:`a2a_app.core.retries`).
 
 Nothing here knows about HTTP.
 """
@@ -22,12 +22,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import dispatch, push_configs, rows, runner, store
+from a2a_app.core import dispatch, push_configs, retries, rows, runner, store
 from a2a_app.core.execution import (
     Resolution,
     apply_resolution,
@@ -36,7 +36,7 @@ from a2a_app.core.execution import (
     run_handler,
 )
 from a2a_app.core.updates import TaskUpdate
-from a2a_app.models import PushConfig, Task, TaskMessage
+from a2a_app.models import PushConfig, Task
 from a2a_app.protocol.errors import (
     ContentTypeNotSupportedError,
     InvalidParamsError,
@@ -95,7 +95,7 @@ def plan(
     if message.task_id:
         task = store.get_task(message.task_id, caller, for_update=True)
         # Under the row lock: of two identical follow-ups, the second sees the first's.
-        if is_retry_in(task, message):
+        if retries.is_retry_in(task, message):
             return SendPlan(request, caller, version, retry_of=task)
         skill = check_follow_up(task, message, caller)
         check_message_limit(task)
@@ -151,66 +151,6 @@ def _planned(
     if push_config is not None:
         update.add_push_config(push_config)
     return SendPlan(request, caller, version, None, update, skill, push_config, background)
-
-
-# --- retries ---------------------------------------------------------------------------------
-
-
-def find_retry(request: SendMessageRequest, caller: Caller) -> Task | None:
-    """The task this caller's earlier send of the same new message created, if any.
-
-    Raises InvalidParamsError when that message had other content: a messageId names
-    one message, and reusing it for another is a client bug, not a retry. Called before
-    the send's transaction (one indexed query); the unique constraint on
-    ``(owner, first_message_id)`` settles two sends that race past it
-    (:func:`is_duplicate`).
-    """
-    message = request.message
-    if message.task_id or not message.message_id:
-        return None
-    task = store.scoped_tasks(caller).filter(first_message_id=message.message_id).first()
-    if task is not None:
-        is_retry_in(task, message)
-    return task
-
-
-def is_retry_in(task: Task, message: Message) -> bool:
-    """Has ``task`` this message already? InvalidParamsError if its id came with other content.
-
-    A retry repeats its message: same role and parts (ids and metadata aside).
-    """
-    earlier = (
-        TaskMessage.objects.filter(task=task, message_id=message.message_id)
-        .order_by("position")  # not the model's ordering, which joins the task
-        .values_list("body", flat=True)
-        .first()
-    )
-    if earlier is None:
-        return False
-    body = message.to_wire()
-    if (earlier.get("role"), earlier.get("parts")) != (body.get("role"), body.get("parts")):
-        raise InvalidParamsError.for_field(
-            "message.messageId",
-            f"{message.message_id!r} was already sent with other content; a retry must "
-            "repeat the message, and a new message needs a new messageId",
-        )
-    return True
-
-
-def is_duplicate(error: IntegrityError) -> bool:
-    """Did this insert lose a race to an identical send (the task's unique constraint)?"""
-    text = str(error)
-    return "a2a_task_owner_message" in text or "first_message_id" in text
-
-
-def answer_retry(task: Task, request: SendMessageRequest) -> JSON:
-    """A retried send's answer: its task as it is now (a blocking send waits as the first
-    did for a background task)."""
-    configuration = request.configuration
-    if task.background and not configuration.return_immediately:
-        runner.wait_until_settled(str(task.pk), a2a_settings.BLOCKING_TIMEOUT)
-        task.refresh_from_db()
-    return {"task": store.read_task(task, configuration.history_length)}
 
 
 def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:
@@ -363,21 +303,12 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
     blocking send then waits for the task to be terminal or interrupted, at most
     ``BLOCKING_TIMEOUT`` seconds, and answers with the task as it is.
     """
-    retried = find_retry(request, caller)
-    if retried is not None:
-        return answer_retry(retried, request)
-    try:
-        return _send(request, caller, version)
-    except IntegrityError as error:
-        # An identical send created the task while this one ran: answer with that task
-        # (this one's writes, its handler's included, were rolled back).
-        if not is_duplicate(error):
-            raise
-        request.message.task_id = ""  # plan() gave it the id of the task not created
-        retried = find_retry(request, caller)
-        if retried is None:
-            raise
-        return answer_retry(retried, request)
+    return retries.once(
+        request,
+        caller,
+        send=lambda: _send(request, caller, version),
+        replay=lambda task: retries.answer(task, request),
+    )
 
 
 def _send(request: SendMessageRequest, caller: Caller, version: str) -> JSON:
@@ -395,7 +326,7 @@ def _send(request: SendMessageRequest, caller: Caller, version: str) -> JSON:
         with transaction.atomic():
             sent = _record_crash(crash)
     if sent.retry_of is not None:
-        return answer_retry(sent.retry_of, request)
+        return retries.answer(sent.retry_of, request)
     if sent.new_task is not None:
         # Nothing was written before the new task (the handler touched no table) and it
         # is written in one statement: that statement is the operation's transaction,

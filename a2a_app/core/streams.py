@@ -25,11 +25,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import sync_to_async
-from django.db import IntegrityError, connection, connections, transaction
+from django.db import connection, connections, transaction
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import dispatch, runner, sending, store
+from a2a_app.core import dispatch, retries, runner, sending, store
 from a2a_app.core.execution import build_context, resolve_outcome, run_handler
 from a2a_app.core.notify import get_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
@@ -93,19 +93,12 @@ def start_send(request: SendMessageRequest, caller: Caller, version: str = V1_0)
     A retried message (a messageId the caller already sent) streams its task as it is now
     and then its events, as SubscribeToTask would, without running anything again.
     """
-    retried = sending.find_retry(request, caller)
-    if retried is not None:
-        return _retried(str(retried.pk), caller)
-    try:
-        return _start_send(request, caller, version)
-    except IntegrityError as error:
-        if not sending.is_duplicate(error):
-            raise
-        request.message.task_id = ""  # plan() gave it the id of the task not created
-        retried = sending.find_retry(request, caller)
-        if retried is None:
-            raise
-        return _retried(str(retried.pk), caller)
+    return retries.once(
+        request,
+        caller,
+        send=lambda: _start_send(request, caller, version),
+        replay=lambda task: _retried(str(task.pk), caller),
+    )
 
 
 def _start_send(request: SendMessageRequest, caller: Caller, version: str) -> StreamStart:
