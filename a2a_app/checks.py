@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
 from a2a_app.card_signing import key_problems
 from a2a_app.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, a2a_settings
 from a2a_app.core.dispatch import get_dispatcher
+from a2a_app.crypto import insecure_secret_key, invalid_encryption_keys
 from a2a_app.skills import registry
 
 
@@ -53,7 +55,73 @@ def check_settings(app_configs: Any = None, **kwargs: Any) -> list:
                 id="a2a_app.E004",
             )
         )
+    heartbeat, lease = a2a_settings.WORKER_HEARTBEAT_SECONDS, a2a_settings.WORKER_LEASE_SECONDS
+    if heartbeat and heartbeat * 2 > lease:
+        errors.append(
+            Error(
+                f"{SETTING_NAME}['WORKER_HEARTBEAT_SECONDS'] ({heartbeat:g}) must be at most "
+                f"half of WORKER_LEASE_SECONDS ({lease:g}).",
+                hint="A lease should outlast a missed heartbeat or two, e.g. heartbeat 5 "
+                "and lease 15, or live tasks are run twice.",
+                id="a2a_app.E005",
+            )
+        )
     return errors
+
+
+@register(Tags.security)
+def check_keys(app_configs: Any = None, **kwargs: Any) -> list:
+    """Keys that protect stored webhook secrets: refused when published, or malformed."""
+    errors = []
+    for problem in invalid_encryption_keys(a2a_settings.ENCRYPTION_KEYS):
+        errors.append(
+            Error(
+                f"{SETTING_NAME}['ENCRYPTION_KEYS']: {problem}.",
+                hint="Make one with: python -c 'from cryptography.fernet import Fernet; "
+                "print(Fernet.generate_key().decode())'",
+                id="a2a_app.E070",
+            )
+        )
+    secret_key = str(getattr(settings, "SECRET_KEY", "") or "")
+    if not settings.DEBUG and insecure_secret_key(secret_key) == "it is a published default":
+        # Published: anyone can sign sessions and, without ENCRYPTION_KEYS, read the
+        # webhook secrets stored with a key derived from it.
+        errors.append(
+            Error(
+                "SECRET_KEY is a published default and DEBUG is off.",
+                hint="Set SECRET_KEY to a long random value of your own, e.g. python -c "
+                "'import secrets; print(secrets.token_urlsafe(50))', and keep it secret.",
+                id="a2a_app.E071",
+            )
+        )
+    return errors
+
+
+@register(Tags.security, deploy=True)
+def check_deploy_keys(app_configs: Any = None, **kwargs: Any) -> list:
+    """``check --deploy``: webhook secrets encrypted with keys of their own, and strong."""
+    if a2a_settings.ENCRYPTION_KEYS:
+        return []
+    secret_key = str(getattr(settings, "SECRET_KEY", "") or "")
+    reason = insecure_secret_key(secret_key)
+    if reason and reason != "it is a published default":  # that one is E071 already
+        return [
+            Error(
+                f"Webhook secrets are encrypted with a key derived from SECRET_KEY, and "
+                f"SECRET_KEY is weak: {reason}.",
+                hint=f"Set a strong SECRET_KEY and explicit {SETTING_NAME}['ENCRYPTION_KEYS'].",
+                id="a2a_app.E072",
+            )
+        ]
+    return [
+        Warning(
+            f"{SETTING_NAME}['ENCRYPTION_KEYS'] is empty: webhook secrets (push config tokens "
+            "and credentials) are encrypted with a key derived from SECRET_KEY.",
+            hint="Set explicit Fernet keys (newest first) so that rotating SECRET_KEY does not "
+            "make stored secrets unreadable, and a leaked SECRET_KEY does not reveal them.",
+            id="a2a_app.W073",
+        )
+    ]
 
 
 @register(Tags.database)

@@ -86,6 +86,13 @@ DEFAULTS: dict[str, Any] = {
     "MAX_REQUEST_BYTES": 1024 * 1024,
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
     "ROUTER": "a2a_app.skills.routing.route_message",
+    # A handler's ctx.history holds at most this many earlier messages of its task, the
+    # latest ones: a follow-up loads no more, however long the task. Also the history a
+    # SendMessage answer carries when the client sets no historyLength.
+    "HANDLER_HISTORY_MESSAGES": 50,
+    # A task with this many messages takes no more follow-ups (UnsupportedOperationError:
+    # start a new task in the same context). None: no limit.
+    "MAX_TASK_MESSAGES": 1000,
     # --- background skills (Celery) ---------------------------------------------------
     # The class that hands work to the background (runs, webhook deliveries, stream
     # wake-ups); the default sends a2a_app's Celery tasks by name on the site's Celery app.
@@ -93,11 +100,15 @@ DEFAULTS: dict[str, Any] = {
     # A blocking SendMessage to a background skill waits at most this long, then answers
     # with the task as it is (usually WORKING).
     "BLOCKING_TIMEOUT": 30,
-    # While a worker runs a task it holds a lease, renewed on every progress report; a
-    # lease that runs out means the worker died: the sweep retries or fails the task.
-    "WORKER_LEASE_SECONDS": 300,
-    # Runs of one turn of a task (a first one and retries after lost workers) before it
-    # is FAILED.
+    # While a worker runs a task it holds a lease, renewed by a heartbeat; a lease that
+    # runs out means the worker died: the sweep reruns the task (a rerun_safe skill) or
+    # fails it. Keep it a few heartbeats long.
+    "WORKER_LEASE_SECONDS": 15,
+    # How often the heartbeat of a running handler renews its task's lease (0: never,
+    # then only progress reports and ctx.is_canceled() do).
+    "WORKER_HEARTBEAT_SECONDS": 5,
+    # Runs of one turn of a task (a first one and reruns after lost workers, for skills
+    # declared rerun_safe) before it is FAILED.
     "MAX_RUN_ATTEMPTS": 2,
     # A SUBMITTED task not picked up after this long is handed to the broker again.
     "RESUBMIT_AFTER_SECONDS": 60,
@@ -119,6 +130,10 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_ALLOWED_HOSTS": [],
     # Networks (CIDR strings) whose addresses the SSRF guard lets through.
     "WEBHOOK_ALLOWED_NETWORKS": [],
+    # Also send a config's token in the X-A2A-Notification-Token header, as v0.3 clients
+    # and the A2A SDK expect. Every webhook to a config with a token is signed with it
+    # (webhook-signature); False keeps the token a signing key that never travels.
+    "WEBHOOK_TOKEN_HEADER": True,
     # Fernet keys, newest first, that encrypt webhook secrets; empty: derived from SECRET_KEY.
     "ENCRYPTION_KEYS": [],
     # --- streaming (SSE, under ASGI) ---------------------------------------------------

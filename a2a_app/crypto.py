@@ -22,6 +22,46 @@ from a2a_app.conf import a2a_settings
 
 PREFIX = "fernet:"
 
+#: SECRET_KEY values published in code and examples: never a production key.
+PUBLIC_SECRET_KEYS = frozenset(
+    {
+        "insecure-demo-key-change-me-in-production",  # the demo site's default
+        "change-me",  # .env.example
+        "changeme",
+        "secret",
+        "secret-key",
+    }
+)
+
+
+def insecure_secret_key(key: str) -> str:
+    """Why ``key`` must not be a production SECRET_KEY ("" when nothing is known against it).
+
+    Public defaults, Django's ``startproject`` keys (``django-insecure-`` prefix), and
+    keys as weak as Django's own deploy check calls weak (security.W009): shorter than
+    50 characters or fewer than 5 different ones.
+    """
+    if not key:
+        return "it is empty"
+    if key in PUBLIC_SECRET_KEYS or key.lower().startswith("django-insecure"):
+        return "it is a published default"
+    if len(key) < 50 or len(set(key)) < 5:
+        return "it is shorter than 50 characters or has fewer than 5 different ones"
+    return ""
+
+
+def invalid_encryption_keys(keys: Any) -> list[str]:
+    """What is wrong with each entry of ``ENCRYPTION_KEYS`` (empty when all are Fernet keys)."""
+    if isinstance(keys, str) or not isinstance(keys, (list, tuple)):
+        return ["it must be a list of Fernet keys, newest first"]
+    problems = []
+    for index, key in enumerate(keys):
+        try:
+            Fernet(key)
+        except (ValueError, TypeError):
+            problems.append(f"entry {index} is not a Fernet key (32 url-safe base64 bytes)")
+    return problems
+
 
 @lru_cache(maxsize=1)
 def _fernet() -> MultiFernet:

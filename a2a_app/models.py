@@ -147,6 +147,9 @@ class Task(models.Model):
     skill_state = models.JSONField(default=dict, blank=True)
     protocol_version = models.CharField(max_length=10, default="1.0")
     created_at = models.DateTimeField(default=timezone.now)
+    #: The ``messageId`` of the message that created the task: a retried send (same caller,
+    #: same id) finds this task instead of creating another (see core/sending.py).
+    first_message_id = models.CharField(max_length=200, blank=True, default="")
     # Counters kept under the task's row lock: the next positions without a MAX() query.
     message_count = models.PositiveIntegerField(default=0)
     artifact_count = models.PositiveIntegerField(default=0)
@@ -174,6 +177,15 @@ class Task(models.Model):
             # The sweep's two questions: what was never picked up, whose worker vanished.
             models.Index(fields=["state", "enqueued_at"], name="a2a_task_state_enqueued"),
             models.Index(fields=["state", "lease_expires_at"], name="a2a_task_state_lease"),
+        ]
+        constraints = [
+            # One task per caller and messageId: two identical sends racing each other
+            # cannot both create one (the loser's insert fails and it answers the winner's).
+            models.UniqueConstraint(
+                fields=["owner", "first_message_id"],
+                condition=~models.Q(first_message_id=""),
+                name="a2a_task_owner_message",
+            )
         ]
 
     def __str__(self) -> str:

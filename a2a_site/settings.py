@@ -2,6 +2,11 @@
 
 Every value has a default that runs the demo with no external service (SQLite next to
 this project). See ``.env.example`` for the variables; a ``.env`` file is read if present.
+
+The defaults are a local demo's: DEBUG on and a published SECRET_KEY. With
+``DEBUG=false`` (production) the published key is refused at start, and HTTPS, HSTS and
+secure cookies are on unless the environment says otherwise (``manage.py check
+--deploy`` is clean; docs/security.md, "Secrets and deployment").
 """
 
 import os
@@ -9,14 +14,26 @@ import tempfile
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
+
+from a2a_app.crypto import PUBLIC_SECRET_KEYS
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
-DEBUG = env.bool("DEBUG", default=False)
+# On for `make run` and the demo's tests; a deployment sets DEBUG=false.
+DEBUG = env.bool("DEBUG", default=True)
 SECRET_KEY = env.str("SECRET_KEY", default="insecure-demo-key-change-me-in-production")
+if not DEBUG and (not SECRET_KEY or SECRET_KEY in PUBLIC_SECRET_KEYS):
+    # Published in this repository: whoever knows it signs sessions and, without
+    # A2A_ENCRYPTION_KEYS, reads the webhook secrets encrypted with a key derived from it.
+    raise ImproperlyConfigured(
+        "SECRET_KEY is the demo's published default (or empty) and DEBUG is off: set "
+        "SECRET_KEY to a long random value of your own, e.g. python -c 'import secrets; "
+        "print(secrets.token_urlsafe(50))', and A2A_ENCRYPTION_KEYS (docs/security.md)."
+    )
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 CONFORMANCE_MODE = env.bool("A2A_CONFORMANCE", default=False)
 
@@ -95,6 +112,27 @@ elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.post
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# --- HTTPS and cookies ------------------------------------------------------------------------
+# Production (DEBUG off) defaults: HTTPS only, HSTS for a year, cookies sent over HTTPS only.
+# Behind a proxy that terminates TLS, set SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO,https
+# (and make the proxy set that header, overwriting the client's), or every request redirects.
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=not DEBUG)
+# Asking browsers to preload HSTS is a commitment that is slow to undo: opt in.
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
+_proxy_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
+if _proxy_header and len(_proxy_header) != 2:
+    raise ImproperlyConfigured(
+        "SECURE_PROXY_SSL_HEADER: a header and a value, e.g. HTTP_X_FORWARDED_PROTO,https"
+    )
+SECURE_PROXY_SSL_HEADER = tuple(_proxy_header) or None
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# security.W021 says only that HSTS preloading is off, which is the choice above.
+SILENCED_SYSTEM_CHECKS = [] if SECURE_HSTS_PRELOAD else ["security.W021"]
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
@@ -157,7 +195,8 @@ A2A_APP = {
     "CONFORMANCE_MODE": CONFORMANCE_MODE,
     # Operational knobs, overridable from the environment (see a2a_app/conf.py).
     "BLOCKING_TIMEOUT": env.float("A2A_BLOCKING_TIMEOUT", 30),
-    "WORKER_LEASE_SECONDS": env.float("A2A_WORKER_LEASE_SECONDS", 300),
+    "WORKER_LEASE_SECONDS": env.float("A2A_WORKER_LEASE_SECONDS", 15),
+    "WORKER_HEARTBEAT_SECONDS": env.float("A2A_WORKER_HEARTBEAT_SECONDS", 5),
     "MAX_RUN_ATTEMPTS": env.int("A2A_MAX_RUN_ATTEMPTS", 2),
     "RESUBMIT_AFTER_SECONDS": env.float("A2A_RESUBMIT_AFTER_SECONDS", 60),
     "WEBHOOK_TIMEOUT": env.float("A2A_WEBHOOK_TIMEOUT", 10),

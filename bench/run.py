@@ -21,6 +21,7 @@ import argparse
 import dataclasses
 import json
 import os
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -119,6 +120,10 @@ def reset_database(url: str, keep: bool) -> None:
             Path(str(path) + suffix).unlink(missing_ok=True)
 
 
+#: DEBUG off refuses the demo's published key; plain HTTP on loopback, no redirect.
+LOCAL_HTTP = {"SECRET_KEY": secrets.token_urlsafe(50), "SECURE_SSL_REDIRECT": "false"}
+
+
 def server_env(db_url: str, **extra: str) -> dict[str, str]:
     env = {
         **os.environ,
@@ -126,6 +131,7 @@ def server_env(db_url: str, **extra: str) -> dict[str, str]:
         "DATABASE_URL": db_url,
         "A2A_CONFORMANCE": "1",
         "DEBUG": "false",
+        **LOCAL_HTTP,
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "CELERY_BROKER_URL": REDIS_URL,
         "PYTHONUNBUFFERED": "1",
@@ -142,6 +148,7 @@ def setup_django(db_url: str) -> None:
             "DATABASE_URL": db_url,
             "A2A_CONFORMANCE": "1",
             "DEBUG": "false",
+            **LOCAL_HTTP,
             "CELERY_BROKER_URL": REDIS_URL,
         }
     )

@@ -23,6 +23,7 @@ import argparse
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -188,6 +189,9 @@ def conformance_site(database_url: str, broker_url: str, logs: Path) -> Iterator
         "A2A_PUBLIC_URL": base,
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DEBUG": "false",
+        # DEBUG off refuses the demo's published key; plain HTTP on loopback, no redirect.
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "SECURE_SSL_REDIRECT": "false",
     }
     fresh_database(database_url)
     subprocess.run(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -237,6 +238,9 @@ def start_server(env_overrides: dict[str, str]) -> tuple[subprocess.Popen, str]:
         "DATABASE_URL": database_url(),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DEBUG": "false",
+        # DEBUG off refuses the demo's published key; plain HTTP on loopback, no redirect.
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "SECURE_SSL_REDIRECT": "false",
         **env_overrides,
     }
     process = subprocess.Popen(

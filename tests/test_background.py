@@ -76,13 +76,16 @@ def install() -> Callable[..., str]:
     """``install(handler, key="job", background=True)``: a registered skill with its row."""
     stack = ExitStack()
 
-    def install_skill(handler: Callable, key: str = "job", *, background: bool = True) -> str:
+    def install_skill(
+        handler: Callable, key: str = "job", *, background: bool = True, rerun_safe: bool = False
+    ) -> str:
         spec = SkillSpec(
             key=key,
             handler=handler,
             name=key.replace("-", " ").title(),
             description=f"The {key} skill",
             background=background,
+            rerun_safe=rerun_safe,
         )
         stack.enter_context(registered(spec))
         Skill.objects.create(id=key, handler=key, name=spec.name, description=spec.description)
@@ -623,7 +626,7 @@ class TestKeepWorkingAndApi:
 class TestSweep:
     @pytest.fixture(autouse=True)
     def _job(self, install):
-        install(lambda ctx: ctx.complete("ok"))
+        install(lambda ctx: ctx.complete("ok"), rerun_safe=True)
 
     def test_resubmits_a_stale_submitted_task(self, rpc, enqueued, settings):
         settings.A2A_APP = {**settings.A2A_APP, "RESUBMIT_AFTER_SECONDS": 60}
@@ -678,6 +681,41 @@ class TestSweep:
         got = rpc("GetTask", {"id": task_id})["result"]
         assert got["status"]["state"] == FAILED
         assert trail(task_id)[-1] == ("status", FAILED, runner.LOST_WORKER_TEXT)
+
+    def test_fails_a_task_whose_skill_is_not_rerun_safe(self, rpc, install, enqueued, settings):
+        settings.A2A_APP = {**settings.A2A_APP, "MAX_RUN_ATTEMPTS": 5}
+        install(lambda ctx: ctx.complete("booked"), key="booking")  # rerun_safe by default off
+        task_id = submit(rpc, skill="booking")["id"]
+        expire_lease(task_id, run_attempts=1)
+        result = runner.sweep()
+        assert (result["recovered"], result["failed"]) == (0, 1)
+        assert enqueued == []
+        row = Task.objects.get(pk=task_id)
+        assert row.state == FAILED
+        assert texts(row.status_message) == [runner.NOT_RERUN_TEXT]
+        assert trail(task_id)[-1] == ("status", FAILED, runner.NOT_RERUN_TEXT)
+
+    @pytest.mark.django_db(transaction=True)  # the heartbeat writes from its own thread
+    def test_the_heartbeat_renews_the_lease_while_the_handler_runs(self, rpc, install, settings):
+        settings.A2A_APP = {
+            **settings.A2A_APP,
+            "WORKER_HEARTBEAT_SECONDS": 0.05,
+            "WORKER_LEASE_SECONDS": 1,
+        }
+        leases = []
+
+        def slow(ctx):
+            # No progress report and no is_canceled(): only the heartbeat renews it.
+            for _ in range(4):
+                time.sleep(0.15)
+                leases.append(Task.objects.get(pk=ctx.task_id).lease_expires_at)
+            return ctx.complete("done")
+
+        install(slow, key="slow")
+        task_id = submit(rpc, skill="slow")["id"]
+        assert runner.execute(task_id) == COMPLETED
+        assert len(set(leases)) == 4, leases  # a new lease at every look
+        assert leases == sorted(leases)
 
     def test_leaves_working_tasks_with_a_live_or_no_lease(self, rpc, enqueued):
         waiting = submit(rpc)["id"]  # keep_working: no lease
@@ -734,7 +772,7 @@ class TestSweep:
                 raise WorkerKilled
             return ctx.complete("second run")
 
-        install(handler, key="fragile")
+        install(handler, key="fragile", rerun_safe=True)
         task_id = submit(rpc, skill="fragile")["id"]
         with pytest.raises(WorkerKilled):
             runner.execute(task_id)
@@ -759,7 +797,7 @@ class TestSweep:
                 raise WorkerKilled
             return ctx.complete(f"booked for {ctx.text}")
 
-        install(handler, key="booking")
+        install(handler, key="booking", rerun_safe=True)
         task_id = submit(rpc, "book a table", skill="booking")["id"]
         assert runner.execute(task_id) == INPUT_REQUIRED
         send(rpc, "friday", taskId=task_id, configuration=RETURN_NOW)

@@ -68,3 +68,64 @@ def test_without_a_worker_return_immediately_runs_the_skill_here(rpc) -> None:
     # Not a task left SUBMITTED for a worker that will never come: the skill ran.
     assert task["status"]["state"] == "TASK_STATE_COMPLETED"
     assert Task.objects.get(pk=task["id"]).background is False
+
+
+# --- keys ------------------------------------------------------------------------------------
+
+STRONG_KEY = "k" + "".join(chr(ord("a") + i % 26) for i in range(60))
+FERNET_KEY = "tCOx4F4DJXgCMDrJcM7bBLpk7uT2OgGAEwgsJ3cmOKE="
+
+
+def ids(messages: list) -> list[str]:
+    return [m.id for m in messages]
+
+
+@pytest.mark.parametrize(
+    "key", ["insecure-demo-key-change-me-in-production", "change-me", "django-insecure-abc123"]
+)
+def test_a_published_secret_key_with_debug_off_is_an_error(settings, key) -> None:
+    from a2a_app import checks
+
+    settings.DEBUG, settings.SECRET_KEY = False, key
+    [error] = checks.check_keys()
+    assert error.id == "a2a_app.E071"
+    assert "SECRET_KEY" in error.msg and "secrets.token_urlsafe" in error.hint
+    settings.DEBUG = True  # a developer's machine
+    assert checks.check_keys() == []
+
+
+def test_malformed_encryption_keys_are_an_error_naming_the_entry(settings) -> None:
+    from a2a_app import checks
+
+    settings.A2A_APP = {**settings.A2A_APP, "ENCRYPTION_KEYS": [FERNET_KEY, "not-a-key"]}
+    [error] = checks.check_keys()
+    assert error.id == "a2a_app.E070"
+    assert "entry 1 is not a Fernet key" in error.msg
+    settings.A2A_APP = {**settings.A2A_APP, "ENCRYPTION_KEYS": FERNET_KEY}
+    assert ids(checks.check_keys()) == ["a2a_app.E070"]  # a string, not a list
+
+
+def test_deploy_check_wants_encryption_keys_of_their_own(settings) -> None:
+    from a2a_app import checks
+
+    settings.DEBUG, settings.SECRET_KEY = False, STRONG_KEY
+    settings.A2A_APP = {**settings.A2A_APP, "ENCRYPTION_KEYS": []}
+    assert ids(checks.check_deploy_keys()) == ["a2a_app.W073"]
+    settings.SECRET_KEY = "short-but-not-published"
+    assert ids(checks.check_deploy_keys()) == ["a2a_app.E072"]
+    settings.A2A_APP = {**settings.A2A_APP, "ENCRYPTION_KEYS": [FERNET_KEY]}
+    assert checks.check_deploy_keys() == []
+    assert checks.check_keys() == []
+
+
+def test_a_heartbeat_as_long_as_the_lease_is_an_error(settings) -> None:
+    from a2a_app import checks
+
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "WORKER_HEARTBEAT_SECONDS": 10,
+        "WORKER_LEASE_SECONDS": 15,
+    }
+    assert "a2a_app.E005" in ids(checks.check_settings())
+    settings.A2A_APP = {**settings.A2A_APP, "WORKER_HEARTBEAT_SECONDS": 5}
+    assert "a2a_app.E005" not in ids(checks.check_settings())

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import hashlib
+import hmac
 import json
 import random
 import socket
@@ -22,9 +24,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from a2a_app.models import Delivery, PushConfig, Task, TaskEvent
-from a2a_app.push import delivery, policy
+from a2a_app.push import delivery, policy, signatures
 from a2a_app.push import senders as webhooks
 from a2a_app.push.senders import OutboxSender, WebhookResult
 from a2a_app.signals import delivery_failed
@@ -660,6 +663,66 @@ class TestSendMessageWithConfig:
         assert len(ids) == 3
         assert ids[0] == ids[1] != ids[2]
         assert sender.requests[0].body == sender.requests[1].body
+
+    def test_webhooks_are_signed_with_the_token(self, rpc, outbox):
+        _, config = pushed_task(rpc, token="tok-signing")
+        before = int(time.time())
+        assert delivery.deliver(config.pk) == "done"
+        assert len(outbox) == 2
+        # Verified independently: the Standard Webhooks reference library, keyed with the
+        # token's bytes, as a receiver would.
+        receiver = Webhook(b"tok-signing")
+        for request in outbox:
+            assert receiver.verify(request.body, request.headers) == json.loads(request.body)
+            assert request.headers["webhook-id"] == request.headers["X-A2A-Event-Id"]
+            assert before <= int(request.headers["webhook-timestamp"]) <= time.time() + 1
+            # And by hand: v1, base64 HMAC-SHA256 of "{id}.{timestamp}.{body}".
+            signed = (
+                f"{request.headers['webhook-id']}.{request.headers['webhook-timestamp']}.".encode()
+                + request.body
+            )
+            digest = hmac.new(b"tok-signing", signed, hashlib.sha256).digest()
+            assert request.headers["webhook-signature"] == "v1," + base64.b64encode(digest).decode()
+        with pytest.raises(WebhookVerificationError):
+            Webhook(b"another-token").verify(outbox[0].body, outbox[0].headers)
+        tampered = outbox[0].body.replace(b"COMPLETED", b"FAILED").replace(b"hello", b"HELLO")
+        assert tampered != outbox[0].body
+        with pytest.raises(WebhookVerificationError):
+            receiver.verify(tampered, outbox[0].headers)
+
+    def test_a_retry_is_signed_anew_under_the_same_webhook_id(self, rpc, monkeypatch):
+        _, config = pushed_task(rpc, token="tok-signing")
+        sender = ScriptedSender(503, 200, 200)
+        clock = iter([1_800_000_000, 1_800_000_030, 1_800_000_031])
+        monkeypatch.setattr(signatures, "_now", lambda: next(clock))
+        assert delivery.deliver(config.pk, sender=sender) == "wait"
+        make_due(deliveries(config)[0])
+        assert delivery.deliver(config.pk, sender=sender) == "done"
+        first, retry, _ = sender.requests
+        assert first.headers["webhook-id"] == retry.headers["webhook-id"]
+        assert (first.headers["webhook-timestamp"], retry.headers["webhook-timestamp"]) == (
+            "1800000000",
+            "1800000030",
+        )
+        assert first.headers["webhook-signature"] != retry.headers["webhook-signature"]
+        # A receiver refuses the first request replayed later than its tolerance.
+        with pytest.raises(signatures.InvalidSignature, match="too old"):
+            signatures.verify("tok-signing", first.headers, first.body, now=1_800_000_301)
+        assert signatures.verify("tok-signing", retry.headers, retry.body, now=1_800_000_031)
+
+    def test_no_signature_without_a_token(self, rpc, outbox):
+        _, config = pushed_task(rpc)
+        assert delivery.deliver(config.pk) == "done"
+        for request in outbox:
+            assert not {"webhook-id", "webhook-signature"} & set(request.headers)
+
+    def test_the_token_header_can_be_left_out(self, rpc, outbox, settings):
+        settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_TOKEN_HEADER": False}
+        _, config = pushed_task(rpc, token="tok-signing")
+        assert delivery.deliver(config.pk) == "done"
+        for request in outbox:
+            assert "X-A2A-Notification-Token" not in request.headers
+            assert signatures.verify("tok-signing", request.headers, request.body)
 
     def test_retry_with_backoff_keeps_the_order(self, rpc, scheduled):
         _, config = pushed_task(rpc)

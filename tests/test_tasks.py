@@ -873,8 +873,11 @@ class TestQueryCounts:
         baseline = count_queries(lambda: send(rpc, "input more", taskId=short["id"]))
         with django_assert_num_queries(baseline):
             result = new_task(rpc, "input more", taskId=long["id"])
-        assert len(result["history"]) == 64
+        # Without historyLength the answer carries the latest HANDLER_HISTORY_MESSAGES (50)
+        # earlier messages and this turn's two; GetTask has all of them.
+        assert len(result["history"]) == 50 + 2
         assert TaskMessage.objects.filter(task_id=long["id"]).count() == 64
+        assert len(rpc("GetTask", {"id": long["id"]})["result"]["history"]) == 64
 
     def test_list_tasks_costs_the_same_whatever_the_page(self, rpc, django_assert_num_queries):
         for i in range(2):

@@ -73,6 +73,8 @@ def test_the_client_speaks_json_rpc_rest_and_sse() -> None:
 
         params = agent.send_params("hi", data={"name": "Bob"})
         events = asyncio.run(agent.stream("SendStreamingMessage", params))
+        # A new messageId: the same one again would be a retry, answered with that task.
+        params = agent.send_params("hi", data={"name": "Bob"})
         rest_events = asyncio.run(agent.rest_stream("/message:stream", params))
     # The task, WORKING, the progress report, the artifact, COMPLETED.
     assert [next(iter(e)) for e in events] == [

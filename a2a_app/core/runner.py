@@ -11,22 +11,27 @@ Nothing is lost (:func:`sweep`, run periodically):
 * a SUBMITTED task not picked up within ``RESUBMIT_AFTER_SECONDS`` (broker down at
   enqueue, message lost) is handed to the broker again;
 * a WORKING task whose lease ran out (the worker was killed: ``kill -9``, OOM, a lost
-  machine) is run again while it has attempts left (``MAX_RUN_ATTEMPTS``), else FAILED
-  with a reason. The lease is renewed by every progress report and every
-  ``ctx.is_canceled()`` check, so a long handler should do one of them more often than
-  ``WORKER_LEASE_SECONDS``. Redelivery by the broker
-  (acks_late) is a bonus, not relied upon: the filesystem broker has none.
+  machine) is run again if its skill declares a rerun safe (``@skill(rerun_safe=True)``)
+  and it has attempts left (``MAX_RUN_ATTEMPTS``), else FAILED with a reason. While a
+  handler runs, a heartbeat thread (:func:`heartbeat`) renews the lease every
+  ``WORKER_HEARTBEAT_SECONDS``, so the lease can be short (``WORKER_LEASE_SECONDS``)
+  and a dead worker's task is recovered within seconds; progress reports and
+  ``ctx.is_canceled()`` renew it too. A handler that hangs keeps its heartbeat: bound
+  it with Celery's ``task_time_limit``, whose kill ends the heartbeat. Redelivery by the
+  broker (acks_late) is a bonus, not relied upon: the filesystem broker has none.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 
 from a2a_app.caller import Caller
@@ -39,6 +44,7 @@ from a2a_app.core.execution import (
     resolve_outcome,
     run_handler,
 )
+from a2a_app.core.store import load_history
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Task, TaskMessage
@@ -49,6 +55,10 @@ from a2a_app.skills.context import TaskCanceled, agent_message
 logger = logging.getLogger("a2a_app.calls")
 
 LOST_WORKER_TEXT = "The worker running this task stopped unexpectedly; it was not retried again."
+NOT_RERUN_TEXT = (
+    "The worker running this task stopped unexpectedly. This skill is not run twice (it "
+    "may have acted already), so the task failed: check before you send it again."
+)
 
 
 def _lease() -> Any:
@@ -86,6 +96,39 @@ class LiveSink:
         return not alive.update(lease_expires_at=_lease())
 
 
+@contextmanager
+def heartbeat(task_id: str) -> Iterator[None]:
+    """Renew the lease of a WORKING task every ``WORKER_HEARTBEAT_SECONDS`` in the block.
+
+    A thread of its own, with its own database connection: the handler may block for
+    minutes in one call. When the process dies, the beats stop and the lease runs out.
+    """
+    interval = a2a_settings.WORKER_HEARTBEAT_SECONDS
+    if not interval:
+        yield
+        return
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(interval):
+                Task.objects.filter(pk=task_id, state=TaskState.WORKING.value).update(
+                    lease_expires_at=_lease()
+                )
+        except Exception:  # a missed beat is not the handler's failure
+            logger.exception("task=%s heartbeat failed", task_id)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=beat, name=f"a2a-heartbeat-{task_id}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
 def _owner(task: Task) -> Caller:
     if not task.owner.startswith("user:"):
         return Caller()
@@ -109,9 +152,19 @@ def execute(task_id: str) -> str:
     except (TaskClosed, TaskNotFound):
         return "skipped"
     skill = get_catalogue().get(task.skill_id)
-    rows = list(TaskMessage.objects.filter(task=task).order_by("position"))
-    history = [Message.from_wire(row.body, "history") for row in rows]
+    limit = a2a_settings.HANDLER_HISTORY_MESSAGES
+    # The turn's user message and at most ``limit`` earlier ones, however long the task.
+    bodies = load_history([task], limit + 1).get(str(task.pk), [])
+    history = [Message.from_wire(body, "history") for body in bodies]
     latest = next((m for m in reversed(history) if m.role is Role.USER), None)
+    if latest is None:  # agent messages after it fill the window (a long rerun's reports)
+        body = (
+            TaskMessage.objects.filter(task=task, role=Role.USER.value)
+            .order_by("-position")
+            .values_list("body", flat=True)
+            .first()
+        )
+        latest = None if body is None else Message.from_wire(body, "history")
     if skill is None or latest is None:
         return _finish(task_id, TaskState.FAILED, "The skill of this task is not available.")
     ctx = build_context(
@@ -120,10 +173,11 @@ def execute(task_id: str) -> str:
         latest,
         caller=_owner(task),
         # Earlier messages, not earlier runs (a re-run after a lost worker is no turn).
-        history=[m for m in history if m is not latest],
+        history=[m for m in history if m is not latest][-limit:] if limit else [],
         sink=LiveSink(str(task.pk)),
     )
-    outcome = run_handler(ctx)
+    with heartbeat(str(task.pk)):
+        outcome = run_handler(ctx)
     if outcome is None:
         return "canceled"
     resolution = resolve_outcome(outcome, task_id=str(task.pk), context_id=task.context_id)
@@ -181,16 +235,17 @@ def sweep() -> dict[str, int]:
                     update.discard()
                     continue
                 task.lease_expires_at = None
-                if task.run_attempts < a2a_settings.MAX_RUN_ATTEMPTS:
+                skill = get_catalogue().get(task.skill_id)
+                rerun_safe = skill is not None and skill.spec is not None and skill.spec.rerun_safe
+                if rerun_safe and task.run_attempts < a2a_settings.MAX_RUN_ATTEMPTS:
                     task.enqueued_at = now
                     update.set_status(TaskState.SUBMITTED)
                     enqueue_run_on_commit(str(task_id))
                     recovered += 1
                 else:
+                    text = LOST_WORKER_TEXT if rerun_safe else NOT_RERUN_TEXT
                     message = agent_message(
-                        [Part.text_part(LOST_WORKER_TEXT)],
-                        context_id=task.context_id,
-                        task_id=str(task_id),
+                        [Part.text_part(text)], context_id=task.context_id, task_id=str(task_id)
                     )
                     update.set_status(TaskState.FAILED, message)
                     failed += 1

@@ -9,6 +9,10 @@ vet a push config and build the task's change, unsaved. Then the task runs one w
   dispatcher after commit; a blocking send waits for it;
 * streamed (:mod:`a2a_app.core.streams`): inline in a thread, or in a worker.
 
+A ``messageId`` is idempotent per caller: a client that sends the same message again
+(it retries after a timeout) gets the task its first send made, as it is now, and no
+skill runs again (:mod:`a2a_app.core.retries`).
+
 Nothing here knows about HTTP.
 """
 
@@ -23,7 +27,7 @@ from django.utils import timezone
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import contexts, dispatch, push_configs, rows, runner, store
+from a2a_app.core import contexts, dispatch, push_configs, retries, rows, runner, store
 from a2a_app.core.execution import (
     Resolution,
     apply_resolution,
@@ -67,6 +71,8 @@ class SendPlan:
     push_config: PushConfig | None = None
     #: Runs in a worker (a background skill, or a new task sent with returnImmediately).
     background: bool = False
+    #: The message is a retry of one this task already has: answer with the task as it is.
+    retry_of: Task | None = None
 
     @property
     def task(self) -> Task:
@@ -90,7 +96,11 @@ def plan(
     message, configuration = request.message, request.configuration
     if message.task_id:
         task = store.get_task(message.task_id, caller, for_update=True)
+        # Under the row lock: of two identical follow-ups, the second sees the first's.
+        if retries.is_retry_in(task, message):
+            return SendPlan(request, caller, version, retry_of=task)
         skill = check_follow_up(task, message, caller)
+        check_message_limit(task)
         check_content_types(message, configuration.accepted_output_modes, skill)
         push_config = push_config_for(request, version)
         message.context_id = task.context_id
@@ -126,6 +136,7 @@ def plan(
         status_timestamp=timezone.now(),
         protocol_version=version,
         background=background,
+        first_message_id=message.message_id,
     )
     update = TaskUpdate(task, is_new=True)
     return _planned(request, caller, version, update, skill, push_config, background)
@@ -199,6 +210,23 @@ def check_follow_up(task: Task, message: Message, caller: Caller) -> SkillInfo:
             metadata={"taskId": message.task_id},
         )
     return skill
+
+
+def check_message_limit(task: Task) -> None:
+    """A task's history is bounded: past ``MAX_TASK_MESSAGES`` it takes no more turns."""
+    limit = a2a_settings.MAX_TASK_MESSAGES
+    if limit is not None and task.message_count >= limit:
+        raise UnsupportedOperationError(
+            f"Task {task.pk} has {task.message_count} messages, the most a task may have "
+            f"({limit}); start a new task (same contextId) instead",
+            metadata={"taskId": str(task.pk), "messages": task.message_count, "limit": limit},
+        )
+
+
+def handler_history_length(history_length: int | None) -> int:
+    """How many earlier messages a follow-up loads: what its handler sees
+    (``HANDLER_HISTORY_MESSAGES``), or more if the client asked for more in the answer."""
+    return max(a2a_settings.HANDLER_HISTORY_MESSAGES, history_length or 0)
 
 
 def _mode_matches(offered: str, accepted: str) -> bool:
@@ -294,6 +322,8 @@ class _Sent:
     submitted: JSON | None = None
     #: A new task, not saved yet: :func:`_save_new_task` saves it and fills in the above.
     new_task: TaskUpdate | None = None
+    #: A retried follow-up: the task to answer with.
+    retry_of: Task | None = None
 
 
 def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_0) -> JSON:
@@ -304,6 +334,15 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
     blocking send then waits for the task to be terminal or interrupted, at most
     ``BLOCKING_TIMEOUT`` seconds, and answers with the task as it is.
     """
+    return retries.once(
+        request,
+        caller,
+        send=lambda: _send(request, caller, version),
+        replay=lambda task: retries.answer(task, request),
+    )
+
+
+def _send(request: SendMessageRequest, caller: Caller, version: str) -> JSON:
     configuration = request.configuration
     try:
         with transaction.atomic():
@@ -317,6 +356,8 @@ def send_message(request: SendMessageRequest, caller: Caller, version: str = V1_
         # the failure itself is recorded now, in a transaction of its own.
         with transaction.atomic():
             sent = _record_crash(crash)
+    if sent.retry_of is not None:
+        return retries.answer(sent.retry_of, request)
     if sent.new_task is not None:
         # Nothing was written before the new task (the handler touched no table) and it
         # is written in one statement: that statement is the operation's transaction,
@@ -336,6 +377,10 @@ def _run(plan: SendPlan) -> _Sent:
     """Carry out a plan in the operation's transaction: answer, submit, or run inline."""
     if plan.listing is not None:
         return _Sent({"message": plan.listing.to_wire()})
+    if plan.retry_of is not None:
+        # Answered after this transaction, which holds the task's row lock: a blocking
+        # retry may wait for the worker, and the worker needs that lock.
+        return _Sent(retry_of=plan.retry_of)
     assert plan.update is not None and plan.skill is not None
     update, task, request = plan.update, plan.task, plan.request
     if plan.background:
@@ -346,13 +391,20 @@ def _run(plan: SendPlan) -> _Sent:
         dispatch.enqueue_run_on_commit(str(task.pk))
         return _Sent(background_task_id=str(task.pk))
 
-    earlier = [] if plan.is_new else store.load_history([task], None).get(str(task.pk), [])
+    history_length = request.configuration.history_length
+    if plan.is_new:
+        earlier = []
+    else:
+        # The latest messages only: a long task costs a follow-up no more than a short one.
+        window = handler_history_length(history_length)
+        earlier = store.load_history([task], window).get(str(task.pk), [])
+    limit = a2a_settings.HANDLER_HISTORY_MESSAGES
     ctx = build_context(
         task,
         plan.skill,
         request.message,
         caller=plan.caller,
-        history=[Message.from_wire(body, "history") for body in earlier],
+        history=[Message.from_wire(body, "history") for body in earlier[-limit:] if limit],
         sink=InlineSink(update),
         metadata=request.metadata,
         accepted_output_modes=request.configuration.accepted_output_modes,
@@ -369,9 +421,9 @@ def _run(plan: SendPlan) -> _Sent:
     if plan.is_new:
         return _Sent(new_task=update)
     update.save()
-    history = store.trim_history(
-        earlier + update.new_messages, request.configuration.history_length
-    )
+    # Without a historyLength the answer carries the window loaded (the spec lets the
+    # server choose); GetTask returns the whole history.
+    history = store.trim_history(earlier + update.new_messages, history_length)
     return _Sent({"task": store.task_to_wire(task, history, update.artifact_list())})
 
 

@@ -29,11 +29,11 @@ from django.db import connection, connections, transaction
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import dispatch, runner, sending, store
+from a2a_app.core import dispatch, retries, runner, sending, store
 from a2a_app.core.execution import build_context, resolve_outcome, run_handler
 from a2a_app.core.notify import get_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
-from a2a_app.models import TaskEvent
+from a2a_app.models import Task, TaskEvent
 from a2a_app.protocol.errors import UnsupportedOperationError
 from a2a_app.protocol.params import SendMessageRequest, TaskIdRequest
 from a2a_app.protocol.types import (
@@ -88,9 +88,24 @@ class StreamStart:
 
 
 def start_send(request: SendMessageRequest, caller: Caller, version: str = V1_0) -> StreamStart:
-    """Validate and start a streaming send; errors raise before anything is streamed."""
+    """Validate and start a streaming send; errors raise before anything is streamed.
+
+    A retried message (a messageId the caller already sent) streams its task as it is now
+    and then its events, as SubscribeToTask would, without running anything again.
+    """
+    return retries.once(
+        request,
+        caller,
+        send=lambda: _start_send(request, caller, version),
+        replay=lambda task: _retried(str(task.pk), caller),
+    )
+
+
+def _start_send(request: SendMessageRequest, caller: Caller, version: str) -> StreamStart:
     with transaction.atomic():
         plan = sending.plan(request, caller, version, streaming=True)
+        if plan.retry_of is not None:
+            return _snapshot(plan.retry_of, until_terminal=False)
         if plan.listing is not None:
             return StreamStart(message={"message": plan.listing.to_wire()})
         if plan.is_new and not plan.background:
@@ -130,12 +145,22 @@ def start_subscription(request: TaskIdRequest, caller: Caller) -> StreamStart:
                 f"Task {request.id} is already {task.state}; there is nothing to subscribe to",
                 metadata={"taskId": request.id, "state": task.state},
             )
-        snapshot = store.read_task(task, None)
+        return _snapshot(task, until_terminal=True)
+
+
+def _retried(task_id: str, caller: Caller) -> StreamStart:
+    with transaction.atomic():
+        task = store.get_task(task_id, caller, for_update=True)
+        return _snapshot(task, until_terminal=False)
+
+
+def _snapshot(task: Task, *, until_terminal: bool) -> StreamStart:
+    """The task as it is and the events after it (call it holding the task's row lock)."""
     return StreamStart(
-        snapshot={"task": snapshot},
+        snapshot={"task": store.read_task(task, None)},
         task_id=str(task.pk),
         after=task.event_count,
-        until_terminal=True,
+        until_terminal=until_terminal,
     )
 
 
@@ -184,7 +209,8 @@ class InlineStart:
                 metadata=plan.request.metadata,
                 accepted_output_modes=plan.request.configuration.accepted_output_modes,
             )
-            outcome = run_handler(ctx)
+            with runner.heartbeat(str(self.task.pk)):
+                outcome = run_handler(ctx)
             if outcome is None:
                 return
             resolution = resolve_outcome(

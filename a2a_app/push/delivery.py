@@ -26,7 +26,7 @@ from a2a_app.models import Delivery, PushConfig
 from a2a_app.protocol.types import ends_stream
 from a2a_app.protocol.v03 import jsonrpc as v03_jsonrpc
 from a2a_app.protocol.versions import V0_3
-from a2a_app.push import policy
+from a2a_app.push import policy, signatures
 from a2a_app.push.senders import WebhookRequest
 from a2a_app.push.ssrf import UnresolvableHostError, UnsafeURLError, check_url
 from a2a_app.signals import delivery_failed
@@ -50,22 +50,27 @@ def backoff_seconds(attempts: int) -> float:
 def _request_for(
     delivery: Delivery, config: PushConfig, addresses: tuple[str, ...] = ()
 ) -> WebhookRequest:
+    # Stable per event and config: receivers deduplicate redeliveries on it.
+    event_id = f"{delivery.task_id}:{delivery.event.sequence}"
     headers = {
         "Content-Type": CONTENT_TYPE,
-        # Stable per event and config: receivers deduplicate redeliveries on it.
-        "X-A2A-Event-Id": f"{delivery.task_id}:{delivery.event.sequence}",
+        "X-A2A-Event-Id": event_id,
         "X-A2A-Config-Id": config.config_id,
     }
     if config.auth_scheme:
         credentials = f" {config.credentials}" if config.credentials else ""
         headers["Authorization"] = f"{config.auth_scheme}{credentials}"
-    if config.token:
+    if config.token and a2a_settings.WEBHOOK_TOKEN_HEADER:
         headers["X-A2A-Notification-Token"] = config.token
     event = delivery.event.body
     if config.protocol_version == V0_3:
         # Registered by a v0.3 client: it gets v0.3 shapes (kind, lowercase states, final).
         event = v03_jsonrpc.stream_response_to_v03(event, final=ends_stream(event))
     body = json.dumps(event, separators=(",", ":")).encode()
+    if config.token:
+        # Signed with the token the client registered: it knows the key, we keep it
+        # encrypted. A fresh timestamp per attempt; the id stays the event's.
+        headers.update(signatures.signed_headers(config.token, event_id, body))
     return WebhookRequest(url=config.url, body=body, headers=headers, addresses=addresses)
 
 

@@ -27,6 +27,8 @@ text ``message …``         direct Message ``echo: <text>``
 text ``input …``           input-required
 text ``sleep N``           working for N seconds (at most 60), then completed; runs in a
                            background worker that checks for cancellation every second
+text ``block N``           as ``sleep N``, but in one call that checks nothing (a handler
+                           busy in a long call: only the heartbeat keeps its lease)
 text ``fail``              failed
 anything else              completed, artifact ``echo`` with text ``echo: <text>``
 =========================  ==========================================================
@@ -144,12 +146,14 @@ def _by_text(ctx: SkillContext) -> Outcome:
         return ctx.reply(f"echo: {text}")
     if command == "input":
         return ctx.ask(f"More input needed: {text}")
-    if command == "sleep":
+    if command in ("sleep", "block"):
         try:
             seconds = float(text.split()[1])
         except (IndexError, ValueError):
             seconds = 1.0
-        if not _sleep(ctx, seconds):
+        if command == "block":
+            time.sleep(max(0.0, min(seconds, MAX_SLEEP_SECONDS)))
+        elif not _sleep(ctx, seconds):
             return ctx.fail("canceled")  # dropped: the task is already CANCELED
         return ctx.complete(f"echo: {text}", name="echo")
     if command == "fail":
@@ -161,12 +165,13 @@ def _sleeps(message: Any) -> bool:
     """``sleep N`` runs in a worker, so the task is visibly WORKING meanwhile."""
     if message.message_id.startswith("test-resubscribe"):
         return True
-    return message.text.strip().lower().startswith("sleep")
+    return message.text.strip().lower().startswith(("sleep", "block"))
 
 
 @skill(
     "conformance",
     background=_sleeps,
+    rerun_safe=True,  # it only echoes: running it again does no harm
     name="Conformance",
     description="Deterministic echo behaviours for A2A conformance suites.",
     tags=["conformance", "echo", "test"],

@@ -42,6 +42,9 @@ class SkillSpec:
     # Run in a background worker rather than in the request; a callable decides per
     # message (``lambda message: ...``).
     background: bool | Callable[[Any], bool] = False
+    # May a run that a dead worker left unfinished run again from the start? Only when
+    # running it twice does no harm (it books nothing, sends nothing, or checks first).
+    rerun_safe: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -60,6 +63,7 @@ def skill(
     access: str = "public",
     permission: str = "",
     background: bool | Callable[[Any], bool] = False,
+    rerun_safe: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of skill ``key``.
 
@@ -70,6 +74,9 @@ def skill(
     ``access`` is who may see and use it: ``"public"``, ``"authenticated"``, or
     ``"permission"`` with ``permission=`` a Django permission (``"app_label.codename"``)
     or an API-key scope.
+    ``rerun_safe=True`` lets a run that a dead worker left unfinished run again from the
+    start (up to ``MAX_RUN_ATTEMPTS`` runs); by default such a task is FAILED with a
+    message saying so, since a handler may have booked or sent something before it died.
     """
     check_access(key, access, permission)
 
@@ -87,6 +94,7 @@ def skill(
                 access=access,
                 permission=permission,
                 background=background,
+                rerun_safe=rerun_safe,
             )
         )
         return handler

@@ -38,6 +38,7 @@ FAST = {
     "A2A_CONFORMANCE": "1",
     "A2A_SWEEP_SECONDS": "1",
     "A2A_WORKER_LEASE_SECONDS": "3",
+    "A2A_WORKER_HEARTBEAT_SECONDS": "1",
     "A2A_RESUBMIT_AFTER_SECONDS": "2",
     "A2A_WEBHOOK_BACKOFF_SECONDS": "0.3",
     "A2A_WEBHOOK_TIMEOUT": "2",
@@ -153,6 +154,8 @@ class Received:
     headers: dict[str, str]
     body: Any
     at: float
+    #: The body's bytes as they came (what a webhook signature covers).
+    raw: bytes = b""
 
 
 @dataclass
@@ -189,7 +192,7 @@ def receiver() -> Iterator[Receiver]:
                 return
             if answer == 200:
                 state.received.append(
-                    Received(dict(self.headers.items()), json.loads(body), time.monotonic())
+                    Received(dict(self.headers.items()), json.loads(body), time.monotonic(), body)
                 )
             self.send_response(int(answer))
             self.send_header("Content-Length", "0")

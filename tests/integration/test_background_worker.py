@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 import requests
+from standardwebhooks.webhooks import Webhook
 
 from a2a_app.models import Delivery, Task
 
@@ -104,6 +105,38 @@ def test_a_killed_worker_task_is_retried_by_another(start_web, start_worker) -> 
     assert Task.objects.get(pk=task["id"]).run_attempts == 2
 
 
+def test_a_live_worker_keeps_a_task_longer_than_its_lease(start_web, start_worker) -> None:
+    base = start_web()
+    start_worker()
+    # One 6 s call that reports nothing, on a 3 s lease: the heartbeat (1 s) keeps it,
+    # so the sweep (every second) never takes the task for a dead worker's.
+    task = send(base, "block 6", returnImmediately=True)
+    done = wait_for_state(base, task["id"], {"TASK_STATE_COMPLETED"}, timeout=40)
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert done["artifacts"][0]["parts"][0]["text"] == "echo: block 6"
+    assert Task.objects.get(pk=task["id"]).run_attempts == 1
+
+
+def test_a_task_of_a_worker_killed_mid_run_is_rerun_within_seconds(start_web, start_worker) -> None:
+    base = start_web()
+    worker = start_worker()
+    task = send(base, "block 6", returnImmediately=True)
+    wait_for_state(base, task["id"], {"TASK_STATE_WORKING"})
+    time.sleep(2)
+    worker.kill()  # SIGKILL, mid-run: no heartbeat any more
+    killed = time.monotonic()
+    start_worker()
+    # The lease (3 s) runs out, the new worker's sweep sees it and, the conformance skill
+    # being rerun_safe, runs it again from the start.
+    deadline = killed + 20
+    while Task.objects.get(pk=task["id"]).run_attempts < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert Task.objects.get(pk=task["id"]).run_attempts == 2
+    assert time.monotonic() - killed < 20
+    done = wait_for_state(base, task["id"], {"TASK_STATE_COMPLETED"}, timeout=30)
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED"
+
+
 def test_broker_down_at_enqueue_then_the_sweep_resubmits(start_web, start_worker) -> None:
     # This web process cannot reach any broker; the worker (and its sweep) can.
     base = start_web(CELERY_BROKER_URL="redis://127.0.0.1:1/0")
@@ -145,6 +178,8 @@ def test_webhook_gets_every_event_in_order_with_auth(start_web, start_worker, re
     for r in received:
         assert r.headers["Authorization"] == "Bearer secret-token"
         assert r.headers["X-A2A-Notification-Token"] == "notify-token"
+        # Signed with the token, over the bytes that came (a receiver over real HTTP).
+        Webhook(b"notify-token").verify(r.raw, r.headers)
         assert r.headers["Content-Type"] == "application/a2a+json"
         assert r.body[next(iter(r.body))]["taskId"] == task["id"]
     assert len({r.headers["X-A2A-Event-Id"] for r in received}) == 4

@@ -1,0 +1,110 @@
+"""A ``messageId`` is idempotent per caller: a retried SendMessage finds its first answer.
+
+A client that times out sends its message again. A new message (no ``taskId``) whose
+``messageId`` the caller already sent is answered with the task the first send created
+(:func:`find`, before the send's transaction; ``Task.first_message_id`` is unique per
+owner, so of two identical sends racing past the lookup only one stores its task, and
+:func:`once` answers the other with it). A follow-up whose ``messageId`` the task already
+has is answered likewise (:func:`is_retry_in`, under the task's row lock, from
+:func:`a2a_app.core.sending.plan`). Either way no skill runs again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.db import IntegrityError
+
+from a2a_app.caller import Caller
+from a2a_app.conf import a2a_settings
+from a2a_app.core import runner, store
+from a2a_app.models import Task, TaskMessage
+from a2a_app.protocol.errors import InvalidParamsError
+from a2a_app.protocol.params import SendMessageRequest
+from a2a_app.protocol.types import Message
+
+JSON = dict[str, Any]
+T = TypeVar("T")
+
+
+def once(
+    request: SendMessageRequest,
+    caller: Caller,
+    *,
+    send: Callable[[], T],
+    replay: Callable[[Task], T],
+) -> T:
+    """``send()`` the request, or ``replay()`` the task an identical earlier send made."""
+    retried = find(request, caller)
+    if retried is not None:
+        return replay(retried)
+    try:
+        return send()
+    except IntegrityError as error:
+        # An identical send created the task while this one ran: answer with that task
+        # (this one's writes, its handler's included, were rolled back).
+        if not _is_duplicate(error):
+            raise
+        request.message.task_id = ""  # plan() gave it the id of the task not created
+        retried = find(request, caller)
+        if retried is None:
+            raise
+        return replay(retried)
+
+
+def find(request: SendMessageRequest, caller: Caller) -> Task | None:
+    """The task this caller's earlier send of the same new message created, if any.
+
+    Raises InvalidParamsError when that message had other content: a messageId names
+    one message, and reusing it for another is a client bug, not a retry. Called before
+    the send's transaction (one indexed query); the unique constraint on
+    ``(owner, first_message_id)`` settles two sends that race past it
+    (:func:`once`).
+    """
+    message = request.message
+    if message.task_id or not message.message_id:
+        return None
+    task = store.scoped_tasks(caller).filter(first_message_id=message.message_id).first()
+    if task is not None:
+        is_retry_in(task, message)
+    return task
+
+
+def is_retry_in(task: Task, message: Message) -> bool:
+    """Has ``task`` this message already? InvalidParamsError if its id came with other content.
+
+    A retry repeats its message: same role and parts (ids and metadata aside).
+    """
+    earlier = (
+        TaskMessage.objects.filter(task=task, message_id=message.message_id)
+        .order_by("position")  # not the model's ordering, which joins the task
+        .values_list("body", flat=True)
+        .first()
+    )
+    if earlier is None:
+        return False
+    body = message.to_wire()
+    if (earlier.get("role"), earlier.get("parts")) != (body.get("role"), body.get("parts")):
+        raise InvalidParamsError.for_field(
+            "message.messageId",
+            f"{message.message_id!r} was already sent with other content; a retry must "
+            "repeat the message, and a new message needs a new messageId",
+        )
+    return True
+
+
+def _is_duplicate(error: IntegrityError) -> bool:
+    """Did this insert lose a race to an identical send (the task's unique constraint)?"""
+    text = str(error)
+    return "a2a_task_owner_message" in text or "first_message_id" in text
+
+
+def answer(task: Task, request: SendMessageRequest) -> JSON:
+    """A retried send's answer: its task as it is now (a blocking send waits as the first
+    did for a background task)."""
+    configuration = request.configuration
+    if task.background and not configuration.return_immediately:
+        runner.wait_until_settled(str(task.pk), a2a_settings.BLOCKING_TIMEOUT)
+        task.refresh_from_db()
+    return {"task": store.read_task(task, configuration.history_length)}

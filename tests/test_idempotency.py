@@ -1,0 +1,209 @@
+"""A retried SendMessage (same caller, same messageId) answers with the task of the first
+send and runs nothing again: new tasks, follow-ups, background tasks, streams, and two
+identical sends racing each other (spec reference §3.3.1: agents may deduplicate)."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+
+from a2a_app.caller import ANONYMOUS, Caller
+from a2a_app.core import sending, streams
+from a2a_app.models import Task, TaskMessage
+from a2a_app.protocol.params import SendMessageRequest
+from tests.conftest import user_message
+from tests.support import Later, error_of, violated_fields
+
+pytestmark = pytest.mark.django_db
+
+INVALID_PARAMS = -32602
+
+
+def counting(reply: Any = None) -> tuple[list[str], Any]:
+    """A handler that records each call (by message text), then asks or completes."""
+    calls: list[str] = []
+
+    def handler(ctx):
+        calls.append(ctx.text)
+        if reply is not None:
+            return reply(ctx)
+        return ctx.complete(f"done: {ctx.text}")
+
+    return calls, handler
+
+
+def test_the_same_new_message_twice_makes_one_task_and_one_run(rpc, install):
+    calls, handler = counting()
+    install(handler)
+    message = user_message("book a table")
+    first = rpc("SendMessage", {"message": message})["result"]["task"]
+    again = rpc("SendMessage", {"message": message})["result"]["task"]
+    assert again["id"] == first["id"]
+    assert again["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert again["artifacts"] == first["artifacts"]
+    assert calls == ["book a table"]
+    assert Task.objects.count() == 1
+    assert TaskMessage.objects.filter(message_id=message["messageId"]).count() == 1
+
+
+def test_a_retry_answers_with_the_task_as_it_is_now(rpc, install):
+    _, handler = counting(lambda ctx: ctx.ask("For how many?", missing=["guests"]))
+    install(handler)
+    message = user_message("book a table")
+    task = rpc("SendMessage", {"message": message})["result"]["task"]
+    Task.objects.filter(pk=task["id"]).update(state="TASK_STATE_CANCELED")
+    again = rpc("SendMessage", {"message": message})["result"]["task"]
+    assert (again["id"], again["status"]["state"]) == (task["id"], "TASK_STATE_CANCELED")
+
+
+def test_other_content_under_a_used_message_id_is_invalid_params(rpc, install):
+    calls, handler = counting()
+    install(handler)
+    message = user_message("book a table")
+    rpc("SendMessage", {"message": message})
+    other = {**message, "parts": [{"text": "cancel my booking"}]}
+    error = error_of(rpc("SendMessage", {"message": other}), INVALID_PARAMS)
+    assert "messageId" in error["message"]
+    assert violated_fields(error) == ["message.messageId"]
+    assert calls == ["book a table"]
+    assert Task.objects.count() == 1
+
+
+def test_message_ids_are_per_caller(install):
+    calls, handler = counting()
+    install(handler)
+    users = get_user_model().objects
+    alice = Caller(user=users.create_user("alice"))
+    bob = Caller(user=users.create_user("bob"))
+    body = {"message": user_message("book a table", messageId="same-id")}
+    first = sending.send_message(SendMessageRequest.from_wire(body), alice)
+    second = sending.send_message(SendMessageRequest.from_wire(body), bob)
+    assert first["task"]["id"] != second["task"]["id"]
+    assert calls == ["book a table", "book a table"]
+
+
+def test_a_retried_follow_up_adds_no_turn(rpc, install):
+    def ask_then_complete(ctx):
+        if ctx.is_follow_up:
+            return ctx.complete(f"booked: {ctx.text}")
+        return ctx.ask("For how many?", missing=["guests"])
+
+    calls, handler = counting(ask_then_complete)
+    install(handler)
+    task = rpc("SendMessage", {"message": user_message("book a table")})["result"]["task"]
+    follow_up = user_message("four", taskId=task["id"])
+    answer = rpc("SendMessage", {"message": follow_up})["result"]["task"]
+    assert answer["status"]["state"] == "TASK_STATE_COMPLETED"
+    messages = Task.objects.get(pk=task["id"]).message_count
+    # The task is COMPLETED now: a new follow-up would be refused, a retry is answered.
+    again = rpc("SendMessage", {"message": follow_up})["result"]["task"]
+    assert (again["id"], again["status"]["state"]) == (task["id"], "TASK_STATE_COMPLETED")
+    assert again["artifacts"] == answer["artifacts"]
+    assert calls == ["book a table", "four"]
+    assert Task.objects.get(pk=task["id"]).message_count == messages
+    other = {**follow_up, "parts": [{"text": "five"}]}
+    error = error_of(rpc("SendMessage", {"message": other}), INVALID_PARAMS)
+    assert violated_fields(error) == ["message.messageId"]
+
+
+def test_a_retried_background_send_is_enqueued_once(
+    rpc, install, dispatched, django_capture_on_commit_callbacks
+):
+    calls, handler = counting()
+    install(handler, background=True)
+    message = user_message("cater for 40")
+    configuration = {"returnImmediately": True}
+    body = {"message": message, "configuration": configuration}
+    with django_capture_on_commit_callbacks(execute=True):
+        first = rpc("SendMessage", body)["result"]["task"]
+        again = rpc("SendMessage", body)["result"]["task"]
+    assert again["id"] == first["id"]
+    assert dispatched.runs == [first["id"]]
+    assert calls == []  # nothing ran here: the worker would run it, once
+
+
+def test_a_retried_streaming_send_streams_the_same_task(install):
+    calls, handler = counting(lambda ctx: ctx.ask("For how many?", missing=["guests"]))
+    install(handler)
+    body = {"message": user_message("book a table")}
+    first = sending.send_message(SendMessageRequest.from_wire(body), ANONYMOUS)["task"]
+    start = streams.start_send(SendMessageRequest.from_wire(body), ANONYMOUS)
+    assert start.run is None  # nothing to run
+    assert start.snapshot["task"]["id"] == first["id"]
+    assert start.snapshot["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert calls == ["book a table"]
+
+
+# --- two identical sends at the same time ----------------------------------------------------
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks of PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_two_identical_sends_racing_make_one_task(install):
+    """Both pass the lookup before either commits; the unique constraint makes the second
+    insert wait for the first and fail, and the second answers with the first's task.
+    Its handler ran, but what it wrote and its on_commit side effects are rolled back."""
+    effects: list[str] = []
+    both_running = threading.Barrier(2, timeout=10)
+
+    def handler(ctx):
+        both_running.wait()  # each send has passed the lookup and runs its handler
+        transaction.on_commit(lambda: effects.append(ctx.task_id))
+        time.sleep(0.2)
+        return ctx.complete("booked")
+
+    install(handler)
+    message = user_message("book a table", messageId=uuid.uuid4().hex)
+
+    def send_once() -> dict:
+        return sending.send_message(SendMessageRequest.from_wire({"message": message}), ANONYMOUS)
+
+    racers = [Later(send_once, delay=0), Later(send_once, delay=0)]
+    for racer in racers:
+        racer.start()
+    answers = [racer.outcome() for racer in racers]
+    ids = {answer["task"]["id"] for answer in answers}
+    assert len(ids) == 1
+    assert Task.objects.filter(first_message_id=message["messageId"]).count() == 1
+    assert effects == list(ids)  # the side effect of the losing run never happened
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks of PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_two_identical_follow_ups_racing_make_one_turn(install):
+    calls: list[str] = []
+    lock = threading.Lock()
+
+    def handler(ctx):
+        with lock:
+            calls.append(ctx.text)
+        if not ctx.is_follow_up:
+            return ctx.ask("For how many?", missing=["guests"])
+        time.sleep(0.3)  # the other send waits on the task's row lock meanwhile
+        return ctx.complete("booked")
+
+    install(handler)
+    first = {"message": user_message("book a table")}
+    task = sending.send_message(SendMessageRequest.from_wire(first), ANONYMOUS)["task"]
+    follow_up = user_message("four", taskId=task["id"])
+
+    def send_once() -> dict:
+        request = SendMessageRequest.from_wire({"message": dict(follow_up)})
+        return sending.send_message(request, ANONYMOUS)
+
+    racers = [Later(send_once, delay=0), Later(send_once, delay=0.05)]
+    for racer in racers:
+        racer.start()
+    answers = [racer.outcome()["task"] for racer in racers]
+    assert {a["status"]["state"] for a in answers} == {"TASK_STATE_COMPLETED"}
+    assert calls == ["book a table", "four"]
+    assert (
+        TaskMessage.objects.filter(task_id=task["id"], message_id=follow_up["messageId"]).count()
+        == 1
+    )
