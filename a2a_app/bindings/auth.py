@@ -33,3 +33,13 @@ def authenticate(request: HttpRequest) -> Caller:
         if result is not None:
             return Caller(user=result[0])
     return ANONYMOUS
+
+
+def authentication_challenge(request: HttpRequest) -> str:
+    """The ``WWW-Authenticate`` challenge of the first authenticator that has one."""
+    drf_request = Request(request)
+    for authenticator_class in a2a_settings.AUTHENTICATION_CLASSES:
+        challenge = authenticator_class().authenticate_header(drf_request)
+        if challenge:
+            return challenge
+    return ""

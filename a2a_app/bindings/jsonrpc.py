@@ -3,8 +3,9 @@
 The view checks the envelope in the order a client can act on (size, media type, JSON,
 envelope, method, version, extensions, credentials, params), then calls the method from
 the operation table. Every failure is a JSON-RPC error object, answered with HTTP 200 as
-JSON-RPC clients expect, except oversize bodies (413), invalid credentials (401) and
-wrong HTTP methods (405), which HTTP tooling understands better.
+JSON-RPC clients expect, except oversize bodies (413), invalid credentials (401), rate
+limits (429, with Retry-After) and wrong HTTP methods (405), which HTTP tooling
+understands better.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from a2a_app.protocol.versions import negotiate
 logger = logging.getLogger("a2a_app")
 
 #: HTTP statuses a JSON-RPC error keeps; every other error is answered with 200.
-HTTP_LEVEL_STATUSES = frozenset({401, 405, 413})
+HTTP_LEVEL_STATUSES = frozenset({401, 405, 413, 429})
 
 
 class PostOnlyError(InvalidRequestError):
@@ -44,6 +45,7 @@ def error_response(request_id: Any, error: A2AError) -> HttpResponse:
     return http.error_headers(http.json_response(payload, status=status), error)
 
 
+@http.limits_body
 @csrf_exempt
 def jsonrpc(request: HttpRequest) -> HttpResponse:
     request_id = None
@@ -69,7 +71,7 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
         result, activated = http.invoke(request, method, lambda: call.params)
         if method.streaming:
             frames = sse.jsonrpc_frames(streams.launch(result), request_id, adapt=method.event_out)
-            return http.with_extensions(http.event_stream(frames), activated)
+            return http.with_extensions(http.event_stream(frames, result.close), activated)
     except A2AError as error:
         return error_response(getattr(error, "request_id", request_id), error)
     except Exception:

@@ -18,7 +18,7 @@ config) are told the dialect's version, which the task or config remembers.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from a2a_app.caller import Caller
@@ -52,9 +52,11 @@ class Operation:
     streaming: bool = False
     #: ``run`` takes the protocol version of what it creates.
     versioned: bool = False
+    #: The v1.0 operation name (rate limits are per operation); set from OPERATIONS' keys.
+    name: str = ""
 
 
-OPERATIONS: dict[str, Operation] = {
+_OPERATIONS: dict[str, Operation] = {
     "SendMessage": Operation(SendMessageRequest.from_wire, sending.send_message, versioned=True),
     "SendStreamingMessage": Operation(
         SendMessageRequest.from_wire, streams.start_send, streaming=True, versioned=True
@@ -82,6 +84,9 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "GetExtendedAgentCard": Operation(None, service.extended_card_not_supported),
 }
+OPERATIONS: dict[str, Operation] = {
+    name: replace(operation, name=name) for name, operation in _OPERATIONS.items()
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +108,10 @@ class Method:
     @property
     def streaming(self) -> bool:
         return self.operation.streaming
+
+    @property
+    def name(self) -> str:
+        return self.operation.name
 
     def __call__(self, params: JSON, caller: Caller) -> Any:
         operation = self.operation
@@ -196,6 +205,7 @@ V03_JSONRPC: dict[str, Method] = {
             PushConfigIdRequest.from_wire_optional_id,
             _push_get_v03,
             gate=push_configs.require_push,
+            name="GetTaskPushNotificationConfig",
         ),
         V0_3,
         v03_jsonrpc.push_get_params_from_v03,
@@ -212,7 +222,7 @@ V03_JSONRPC: dict[str, Method] = {
     "agent/getAuthenticatedExtendedCard": Method(
         OPERATIONS["GetExtendedAgentCard"], V0_3, run=_no_extended_card_v03
     ),
-    "tasks/send": Method(Operation(None, _legacy_send), V0_3),
+    "tasks/send": Method(Operation(None, _legacy_send, name="SendMessage"), V0_3),
 }
 
 

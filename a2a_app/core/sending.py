@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import dispatch, push_configs, rows, runner, store
+from a2a_app.core import dispatch, limits, push_configs, rows, runner, store
 from a2a_app.core.execution import (
     Resolution,
     apply_resolution,
@@ -82,15 +82,21 @@ def plan(
     """Route or check the message and build its task's change; raises protocol errors.
 
     Call it in a transaction: a follow-up's task stays locked until the change is saved.
+    The limits are checked here, before anything is written: the message's size, anonymous
+    task creation, the push configs of the task, the skill's rate limit (a new task).
     A streaming send ignores ``returnImmediately`` (the stream is its own answer), and so
     does a site without a worker to hand the task to.
     """
     message, configuration = request.message, request.configuration
+    limits.check_message(message)
+    configuration.history_length = limits.history_length(configuration.history_length)
     if message.task_id:
         task = store.get_task(message.task_id, caller, for_update=True)
         skill = check_follow_up(task, message, caller)
         check_content_types(message, configuration.accepted_output_modes, skill)
         push_config = push_config_for(request, version)
+        if push_config is not None:
+            limits.check_push_config_count(task.push_config_count)
         message.context_id = task.context_id
         artifacts = None
         if not streaming and not task.background:  # answered here, with its artifacts
@@ -98,6 +104,7 @@ def plan(
         update = TaskUpdate(task, artifacts=artifacts)
         return _planned(request, caller, version, update, skill, push_config, task.background)
 
+    limits.check_anonymous_task_creation(caller)
     available = [s for s in get_catalogue().enabled if s.allows(caller)]
     context_id = message.context_id or str(uuid.uuid4())
     skill = a2a_settings.ROUTER(message, request.metadata, available)
@@ -105,6 +112,8 @@ def plan(
         return SendPlan(request, caller, version, listing=skill_listing(available, context_id))
     check_content_types(message, configuration.accepted_output_modes, skill)
     push_config = push_config_for(request, version)
+    # Last of the checks: a request refused for its content costs no skill allowance.
+    limits.check_rate(f"skill:{skill.id}", caller)
     message.task_id, message.context_id = str(uuid.uuid4()), context_id
     # returnImmediately hands an inline skill to a worker, when there is one to run it;
     # without, the skill runs here and the answer is the task as it ended.

@@ -29,7 +29,7 @@ from django.db import connection, connections, transaction
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import dispatch, runner, sending, store
+from a2a_app.core import dispatch, limits, runner, sending, store
 from a2a_app.core.execution import build_context, resolve_outcome, run_handler
 from a2a_app.core.notify import get_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
@@ -82,6 +82,12 @@ class StreamStart:
     first: Future = field(default_factory=Future)
     #: A subscription: stay open through interrupted states, close after a terminal one.
     until_terminal: bool = False
+    #: Called once the stream is over (the caller's stream slot goes back).
+    on_close: Callable[[], None] | None = None
+
+    def close(self) -> None:
+        if self.on_close is not None:
+            self.on_close()
 
 
 # --- the synchronous part -------------------------------------------------------------------
@@ -130,7 +136,7 @@ def start_subscription(request: TaskIdRequest, caller: Caller) -> StreamStart:
                 f"Task {request.id} is already {task.state}; there is nothing to subscribe to",
                 metadata={"taskId": request.id, "state": task.state},
             )
-        snapshot = store.read_task(task, None)
+        snapshot = store.read_task(task, limits.history_length(None))
     return StreamStart(
         snapshot={"task": snapshot},
         task_id=str(task.pk),
