@@ -459,3 +459,43 @@ def test_a_body_under_the_limit_without_length_is_served(settings, job):
     response, asked = asyncio.run(asgi_post("/a2a/jsonrpc", chunks=2, content_length=None))
     assert asked == 2
     assert response["json"]["error"]["code"] == -32700  # spaces are not JSON: but it was read
+
+
+@pytest.mark.django_db(transaction=True)
+def test_waiting_sends_leave_the_connection_pool_to_others(install, limit, dispatched, later):
+    """The red team's finding on PostgreSQL with psycopg's pool: about 20 blocking sends
+    waiting for a worker took every pooled connection, and an unrelated GetTask waited."""
+    if connection.vendor != "postgresql" or "pool" not in connection.settings_dict["OPTIONS"]:
+        pytest.skip("needs PostgreSQL with psycopg's pool (tests/project: DATABASE_URL)")
+    install(lambda ctx: ctx.complete("late"), key="bg", background=True)
+    install(lambda ctx: ctx.ask("more?"), key="quick")
+    limit(BLOCKING_TIMEOUT=3)
+    pool_size = connection.settings_dict["OPTIONS"]["pool"]["max_size"]
+
+    def blocking_send(text: str) -> JSON:
+        params = {"message": user_message(text), "metadata": {"skillId": "bg"}}
+        return Client(REMOTE_ADDR=f"192.0.2.{len(text)}").post(
+            "/a2a/jsonrpc",
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}),
+            content_type="application/json",
+        )
+
+    senders = [later(blocking_send, f"wait {i}", delay=0) for i in range(pool_size + 5)]
+    time.sleep(1)  # every send is waiting now
+
+    def unrelated_send() -> tuple[JSON, float]:
+        started = time.monotonic()
+        params = {"message": user_message("hello"), "metadata": {"skillId": "quick"}}
+        response = Client().post(
+            "/a2a/jsonrpc",
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}),
+            content_type="application/json",
+        )
+        return response.json(), time.monotonic() - started
+
+    body, seconds = later(unrelated_send, delay=0).outcome()
+    assert body["result"]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert seconds < 1.5, f"an unrelated send waited {seconds:.2f} s for a connection"
+    assert any(sender.is_alive() for sender in senders)  # they were still waiting
+    for sender in senders:
+        assert sender.outcome().status_code == 200
