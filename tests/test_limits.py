@@ -67,7 +67,7 @@ def test_sends_over_the_rate_get_429_with_retry_after_before_any_row(rpc, job, l
     assert error_info(error)["metadata"]["rule"] == "SendMessage"
     [retry] = [d for d in error["data"] if d["@type"] == RETRY_INFO]
     seconds = int(retry["retryDelay"].removesuffix("s"))
-    assert 1 <= seconds <= 60
+    assert 1 <= seconds <= 60 + 60 // 3  # the rest of the window, then a third of the next
     assert Task.objects.count() == tasks
     # Other operations have their own (default) allowance.
     assert "result" in rpc("GetTask", {"id": str(Task.objects.first().pk)})
