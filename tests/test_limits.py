@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import AsyncClient, Client
 
+from a2a_app.caller import Caller
 from a2a_app.core import limits, runner
 from a2a_app.models import PushConfig, Task, TaskArtifact
 from tests.conftest import user_message
@@ -159,7 +160,7 @@ def test_a_skill_limit_counts_new_tasks_of_that_skill_after_routing(rpc, install
 
 def test_a_refused_request_is_not_counted(monkeypatch, settings):
     settings.A2A_APP = {**settings.A2A_APP, "RATE_LIMITS": {"x": "2/min"}}
-    caller = limits.Caller(address="192.0.2.1")
+    caller = Caller(address="192.0.2.1")
     now = [6000.0]
     monkeypatch.setattr(limits.time, "time", lambda: now[0])
     limits.check_rate("x", caller)
@@ -182,7 +183,7 @@ def test_rates_parse_and_the_sliding_window_waits_for_room(monkeypatch, settings
     with pytest.raises(ValueError):
         limits.parse_rate("lots")
     settings.A2A_APP = {**settings.A2A_APP, "RATE_LIMITS": {"x": "4/min"}}
-    caller = limits.Caller(address="192.0.2.1")
+    caller = Caller(address="192.0.2.1")
     now = [6000.0]  # a window boundary (100 × 60 s)
     monkeypatch.setattr(limits.time, "time", lambda: now[0])
     for _ in range(4):

@@ -217,17 +217,14 @@ def invoke(
     slot = limits.open_stream(caller) if method.streaming else None
     try:
         result = method(params, caller)
-    except AuthenticationRequiredError as error:
+    except BaseException as error:
         if slot is not None:
             slot.release()
-        if "WWW-Authenticate" not in error.headers:
+        if isinstance(error, AuthenticationRequiredError) and not error.headers:
+            # Raised by the service (ANONYMOUS_TASK_CREATION): say how to authenticate.
             challenge = authentication_challenge(request)
             if challenge:
                 error.headers["WWW-Authenticate"] = challenge
-        raise
-    except BaseException:
-        if slot is not None:
-            slot.release()
         raise
     if slot is not None:
         result.on_close = slot.release

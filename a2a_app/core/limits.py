@@ -71,7 +71,7 @@ def rates_of(rule: str) -> list[Rate]:
     """The rates configured for ``rule`` (none: not limited)."""
     limits = a2a_settings.RATE_LIMITS or {}
     value = limits.get(rule)
-    if value is None and rule[:6] != "skill:":
+    if value is None and not rule.startswith("skill:"):
         value = limits.get("default")
     if not value:
         return []
