@@ -200,6 +200,31 @@ def test_rates_parse_and_the_sliding_window_waits_for_room(monkeypatch, settings
     assert refused.value.retry_after == 15  # when the estimate drops below 3
 
 
+def test_counters_in_a_shared_redis_cache(redis_server, settings):
+    """What a site with several processes uses: the counts live in Redis."""
+    url, _ = redis_server
+    settings.CACHES = {
+        **settings.CACHES,
+        "limits": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url},
+    }
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "RATE_LIMITS": {"x": "2/min"},
+        "RATE_LIMIT_CACHE": "limits",
+    }
+    caller = Caller(address="192.0.2.1")
+    limits.check_rate("x", caller)
+    limits.check_rate("x", caller)
+    with pytest.raises(limits.RateLimitedError):
+        limits.check_rate("x", caller)
+    limits.check_rate("x", Caller(address="192.0.2.2"))
+    import redis
+
+    client = redis.Redis.from_url(url)
+    counted = sorted(int(client.get(key)) for key in client.scan_iter())
+    assert counted == [1, 2]  # the refused request was taken back
+
+
 # --- anonymous task creation ---------------------------------------------------------------------
 
 

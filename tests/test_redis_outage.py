@@ -10,12 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
-import socket
-import subprocess
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -36,35 +32,11 @@ BOUND = 1.5
 
 
 @pytest.fixture
-def hung_redis() -> Iterator[str]:
+def hung_redis(redis_server: tuple[str, int]) -> str:
     """The URL of a redis-server that is stopped (SIGSTOP) for the test."""
-    server = shutil.which("redis-server")
-    if server is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI: redis-server is required")
-        pytest.skip("redis-server is not installed")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "redis-server did not start"
-                time.sleep(0.05)
-        os.kill(process.pid, signal.SIGSTOP)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        os.kill(process.pid, signal.SIGCONT)
-        process.terminate()
-        process.wait(timeout=10)
+    url, pid = redis_server
+    os.kill(pid, signal.SIGSTOP)
+    return url
 
 
 def post_send(text: str, skill: str, **configuration: object) -> dict:
