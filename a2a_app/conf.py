@@ -95,7 +95,8 @@ DEFAULTS: dict[str, Any] = {
     # Bytes of one message, as JSON (files and data parts included).
     "MAX_MESSAGE_BYTES": 1024 * 1024,
     # historyLength larger than this (or absent) is read as this: the newest messages.
-    "MAX_HISTORY_LENGTH": 1000,
+    # With MAX_MESSAGE_BYTES it bounds the history one task answers with.
+    "MAX_HISTORY_LENGTH": 100,
     # Push notification configs one task may have (a message's config counts too).
     "MAX_PUSH_CONFIGS_PER_TASK": 10,
     # A ListTasks page stops before the task that would take it past this many bytes
