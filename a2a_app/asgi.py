@@ -22,7 +22,8 @@ response (SSE) is sent from its async iterator on the event loop while the handl
 listens for the client going away, as Django does, and closed after. All of one
 request's sync code runs on one thread, which is what Django's "thread-sensitive" mode
 promises; an async view is called from that thread through ``async_to_sync``, as under
-WSGI. The request class, body limits and error responses are Django's.
+WSGI. The request class and error responses are Django's; the bodies of a2a_app's
+endpoints are limited while they are read (:meth:`ASGIHandler.read_limited_body`).
 
 Use it in a project's ``asgi.py`` instead of ``django.core.asgi.get_asgi_application``::
 
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -44,7 +46,14 @@ from django.core import signals
 from django.core.handlers import asgi
 from django.core.handlers.asgi import get_script_prefix
 from django.http import FileResponse, HttpResponseBase
-from django.urls import set_script_prefix
+from django.urls import Resolver404, resolve, set_script_prefix
+
+from a2a_app.conf import a2a_settings
+
+#: The attribute that marks a view whose request bodies ``MAX_REQUEST_BYTES`` limits.
+BODY_LIMIT = "a2a_app_body_limit"
+#: The scope key set when such a body was over the limit (and left unread).
+OVER_LIMIT = "a2a_app.body_over_limit"
 
 #: Idle threads kept for the next requests; a burst beyond this gets fresh threads,
 #: which are shut down when their request ends.
@@ -89,7 +98,7 @@ class ASGIHandler(asgi.ASGIHandler):
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         try:
-            body_file = await self.read_body(receive)
+            body_file = await self.read_limited_body(scope, receive)
         except asgi.RequestAborted:
             return
         try:
@@ -101,6 +110,39 @@ class ASGIHandler(asgi.ASGIHandler):
             await self._stream(response, receive, send)
         finally:
             body_file.close()
+
+    async def read_limited_body(self, scope: dict[str, Any], receive: Any) -> Any:
+        """The body, as Django reads it; for an a2a_app endpoint, no more of it than
+        ``MAX_REQUEST_BYTES``.
+
+        Django's own handler spools any body to a temporary file before the view can
+        refuse it. Here a body declared too large is not read at all, one that grows too
+        large is no longer read, and the view finds ``OVER_LIMIT`` in the scope and
+        answers 413 in its binding's format.
+        """
+        limit = a2a_settings.MAX_REQUEST_BYTES
+        declared = _content_length(scope)
+        if limit is None or (declared is not None and declared <= limit):
+            return await self.read_body(receive)  # the server delivers no more than declared
+        if not _has_body_limit(scope):
+            return await self.read_body(receive)
+        # What is kept is at most the limit: memory will do.
+        body_file = io.BytesIO()
+        size = 0
+        while declared is None:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                raise asgi.RequestAborted()
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                break
+            body_file.write(chunk)
+            if not message.get("more_body", False):
+                body_file.seek(0)
+                return body_file
+        scope[OVER_LIMIT] = True
+        return io.BytesIO()
 
     def _respond(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
         """On the request's thread: what a WSGI handler does, short of sending."""
@@ -142,6 +184,28 @@ class ASGIHandler(asgi.ASGIHandler):
                 await self.handle(scope, receive, send)
         finally:
             self.executors.give_back(executor)
+
+
+def _content_length(scope: dict[str, Any]) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+def _has_body_limit(scope: dict[str, Any]) -> bool:
+    """Is the request for a view marked with ``BODY_LIMIT`` (a2a_app's endpoints)?"""
+    root = scope.get("root_path", "")
+    path = scope["path"]
+    path_info = path[len(root) :] if root and path.startswith(root) else path
+    try:
+        match = resolve(path_info)
+    except Resolver404:
+        return False
+    return bool(getattr(match.func, BODY_LIMIT, False))
 
 
 def get_asgi_application() -> ASGIHandler:

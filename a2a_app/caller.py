@@ -24,6 +24,9 @@ class Caller:
     user: Any = None
     #: The API key's scopes, when the caller came with a key; None: not limited by a key.
     scopes: frozenset[str] | None = None
+    #: The client's network address (set by the bindings): anonymous callers' rate limits
+    #: count per address.
+    address: str = ""
 
     @property
     def is_authenticated(self) -> bool:

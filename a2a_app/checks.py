@@ -242,3 +242,57 @@ def check_authentication(app_configs: Any = None, **kwargs: Any) -> list:
             )
         )
     return found
+
+
+@register()
+def check_limits(app_configs: Any = None, **kwargs: Any) -> list:
+    """Rates that do not parse, and a rate-limit cache that does not exist."""
+    from django.conf import settings
+
+    from a2a_app.core.limits import parse_rate
+
+    errors = []
+    rules = a2a_settings.RATE_LIMITS or {}
+    for rule, value in rules.items() if isinstance(rules, dict) else []:
+        for text in [value] if isinstance(value, str) or value is None else value:
+            try:
+                if text is not None:
+                    parse_rate(text)
+            except (ValueError, AttributeError):
+                errors.append(
+                    Error(
+                        f"{SETTING_NAME}['RATE_LIMITS'][{rule!r}]: {text!r} is not a rate.",
+                        hint="A rate is 'N/unit' ('60/min', '10/hour', '100/5min'), a list "
+                        "of them, or None.",
+                        id="a2a_app.E050",
+                    )
+                )
+    cache = a2a_settings.RATE_LIMIT_CACHE
+    if rules and cache not in settings.CACHES:
+        errors.append(
+            Error(
+                f"{SETTING_NAME}['RATE_LIMIT_CACHE'] is {cache!r}, which is not in CACHES.",
+                hint="Name a cache of settings.CACHES (a shared one, such as Redis, when the "
+                "site runs several processes).",
+                id="a2a_app.E051",
+            )
+        )
+    return errors
+
+
+@register(Tags.security, deploy=True)
+def check_limits_deploy(app_configs: Any = None, **kwargs: Any) -> list:
+    """Rate limits counted per process (``check --deploy``)."""
+    from django.conf import settings
+
+    cache = settings.CACHES.get(a2a_settings.RATE_LIMIT_CACHE, {})
+    if not a2a_settings.RATE_LIMITS or "locmem" not in cache.get("BACKEND", "").lower():
+        return []
+    return [
+        Warning(
+            "Rate limits are counted in a local-memory cache: each process counts alone, "
+            "so a site with N processes lets N times the rate through.",
+            hint="Point A2A_APP['RATE_LIMIT_CACHE'] at a shared cache (Redis, Memcached).",
+            id="a2a_app.W050",
+        )
+    ]

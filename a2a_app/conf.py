@@ -93,6 +93,49 @@ DEFAULTS: dict[str, Any] = {
     # A task with this many messages takes no more follow-ups (UnsupportedOperationError:
     # start a new task in the same context). None: no limit.
     "MAX_TASK_MESSAGES": 1000,
+    # --- limits (docs/security.md, "Limits and rate limits") ---------------------------
+    # Rate limits per caller (an authenticated caller's scope; an anonymous caller's
+    # client address, IPv6 by /64): {rule: rate}. A rule is an operation name
+    # ("SendMessage"), "default" (every operation without a rule of its own), or
+    # "skill:<id>" (new tasks of that skill, counted after routing). A rate is "N/unit"
+    # (s, min, hour, day; "10/5min" too), a list of them, or None (no limit). Over it:
+    # HTTP 429 with Retry-After, JSON-RPC -32000, before anything is written.
+    "RATE_LIMITS": {
+        "default": "600/min",
+        "SendMessage": "120/min",
+        "SendStreamingMessage": "60/min",
+    },
+    # The Django cache (alias) that counts requests. A per-process cache (LocMem, the
+    # default "default") counts per process: use a shared one (Redis, Memcached) when
+    # the site runs several processes.
+    "RATE_LIMIT_CACHE": "default",
+    # The request header that carries the client's address when the site is behind a
+    # proxy ("X-Forwarded-For"); None: the address of the connection (REMOTE_ADDR).
+    # Set it only behind a proxy that sets it, or clients choose their own address.
+    "CLIENT_IP_HEADER": None,
+    # How many proxies of yours append to CLIENT_IP_HEADER: the client is the address
+    # that many entries from the right (what the last proxy of yours saw).
+    "CLIENT_IP_PROXIES": 1,
+    # Anonymous callers may create tasks. False: a new message from an anonymous caller
+    # is refused with HTTP 401 and WWW-Authenticate (other operations are unchanged).
+    "ANONYMOUS_TASK_CREATION": True,
+    # Open SSE streams one caller may hold at once, per web process (HTTP 429 over it).
+    "MAX_STREAMS_PER_CALLER": 10,
+    # Parts one message may carry.
+    "MAX_MESSAGE_PARTS": 100,
+    # Characters of one text part.
+    "MAX_TEXT_PART_CHARS": 256 * 1024,
+    # Bytes of one message, as JSON (files and data parts included).
+    "MAX_MESSAGE_BYTES": 1024 * 1024,
+    # historyLength larger than this (or absent) is read as this: the newest messages.
+    # With MAX_MESSAGE_BYTES it bounds the history one task answers with.
+    "MAX_HISTORY_LENGTH": 100,
+    # Push notification configs one task may have (a message's config counts too).
+    "MAX_PUSH_CONFIGS_PER_TASK": 10,
+    # A ListTasks page stops before the task that would take it past this many bytes
+    # of history and artifacts (nextPageToken goes on from there); the first task of a
+    # page is always answered, however large.
+    "MAX_PAGE_BYTES": 4 * 1024 * 1024,
     # --- background skills (Celery) ---------------------------------------------------
     # The class that hands work to the background (runs, webhook deliveries, stream
     # wake-ups); the default sends a2a_app's Celery tasks by name on the site's Celery app.
@@ -139,6 +182,14 @@ DEFAULTS: dict[str, Any] = {
     # --- streaming (SSE, under ASGI) ---------------------------------------------------
     # Redis URL for the pub/sub notifier that wakes streams; None: poll the database.
     "NOTIFIER_REDIS_URL": None,
+    # Seconds one call to the notifier's Redis may take (connecting included).
+    "REDIS_TIMEOUT": 0.5,
+    # Seconds handing one job to the Celery broker may take before the request goes on
+    # without it (the sweep hands the task over again).
+    "BROKER_PUBLISH_TIMEOUT": 1.0,
+    # After Redis or the broker failed or timed out, they are skipped this long (streams
+    # poll the database meanwhile) before they are tried again.
+    "OUTAGE_RETRY_SECONDS": 10,
     # How often the database notifier polls for news of the streamed tasks.
     "STREAM_POLL_SECONDS": 0.2,
     # An SSE comment line is sent when a stream has been idle this long.

@@ -211,9 +211,23 @@ A2A_APP = {
     # Wake streams through Redis pub/sub instead of polling the database.
     "NOTIFIER_REDIS_URL": env.str("A2A_NOTIFIER_REDIS_URL", default=None),
     "STREAM_KEEPALIVE_SECONDS": env.float("A2A_STREAM_KEEPALIVE_SECONDS", 15),
+    # A booking is a promise of a table: a few per client (address or signed-in user) and
+    # hour, so that one client cannot book every table of a day (docs/security.md).
+    "RATE_LIMITS": {
+        "default": "600/min",
+        "SendMessage": "120/min",
+        "SendStreamingMessage": "60/min",
+        "skill:make-reservation": ["5/hour", "10/day"],
+        "skill:catering-request": "5/hour",
+    },
+    # Behind a proxy: the header it sets (A2A_CLIENT_IP_HEADER=X-Forwarded-For).
+    "CLIENT_IP_HEADER": env.str("A2A_CLIENT_IP_HEADER", default=None),
 }
 if CONFORMANCE_MODE:
     A2A_APP.update(
         NAME="A2A conformance agent",
         DESCRIPTION="Deterministic behaviours for A2A conformance suites.",
+        # Conformance suites and the benchmarks call as fast as they can, from one address.
+        RATE_LIMITS={},
+        MAX_STREAMS_PER_CALLER=None,
     )

@@ -115,6 +115,13 @@ CASES = [
         needs=("big",),
     ),
     Case(
+        "rate-limited",
+        "A request over its rate limit (429, nothing run)",
+        "rpc.lua",
+        lambda c: ["limited", "-32000"],
+        baseline="bare-json",
+    ),
+    Case(
         "send-bg",
         "SendMessage returnImmediately, background skill (enqueue, Redis)",
         "rpc.lua",

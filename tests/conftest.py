@@ -304,3 +304,37 @@ def conformance_server_url(django_db_setup: Any, django_db_blocker: Any) -> Iter
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+@pytest.fixture
+def redis_server() -> Iterator[tuple[str, int]]:
+    """A redis-server of the test's own on a free port: its URL and process id (a test may
+    stop it with SIGSTOP; it is resumed and ended after). Skipped without redis-server,
+    except in CI."""
+    import shutil
+    import signal
+
+    server = shutil.which("redis-server")
+    if server is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI: redis-server is required")
+        pytest.skip("redis-server is not installed")
+    port = _free_port()
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0", process.pid
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+        process.terminate()
+        process.wait(timeout=10)

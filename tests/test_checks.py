@@ -129,3 +129,25 @@ def test_a_heartbeat_as_long_as_the_lease_is_an_error(settings) -> None:
     assert "a2a_app.E005" in ids(checks.check_settings())
     settings.A2A_APP = {**settings.A2A_APP, "WORKER_HEARTBEAT_SECONDS": 5}
     assert "a2a_app.E005" not in ids(checks.check_settings())
+
+
+def test_rates_that_do_not_parse_and_unknown_caches_are_errors(settings) -> None:
+    from a2a_app.checks import check_limits
+
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "RATE_LIMITS": {"SendMessage": "lots", "skill:x": ["1/min", "2/fortnight"], "a": None},
+        "RATE_LIMIT_CACHE": "nowhere",
+    }
+    errors = check_limits()
+    assert [e.id for e in errors] == ["a2a_app.E050", "a2a_app.E050", "a2a_app.E051"]
+    assert "'lots'" in errors[0].msg and "'2/fortnight'" in errors[1].msg
+
+
+def test_rate_limits_in_a_per_process_cache_warn_on_deploy(settings) -> None:
+    from a2a_app.checks import check_limits_deploy
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert [w.id for w in check_limits_deploy()] == ["a2a_app.W050"]
+    settings.A2A_APP = {**settings.A2A_APP, "RATE_LIMITS": {}}
+    assert check_limits_deploy() == []

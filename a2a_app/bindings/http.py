@@ -11,13 +11,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+from a2a_app.asgi import BODY_LIMIT, OVER_LIMIT
 from a2a_app.bindings.auth import authenticate, challenge
 from a2a_app.conf import a2a_settings
+from a2a_app.core import limits
 from a2a_app.protocol.errors import (
     A2AError,
     AuthenticationRequiredError,
@@ -55,7 +58,7 @@ def read_body(request: HttpRequest) -> bytes:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         declared = 0
-    if declared > limit:
+    if declared > limit or (getattr(request, "scope", None) or {}).get(OVER_LIMIT):
         raise too_large
     try:
         body = request.body
@@ -65,6 +68,13 @@ def read_body(request: HttpRequest) -> bytes:
         raise too_large
     check_no_nul(body)
     return body
+
+
+def limits_body(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Mark an endpoint whose bodies ``MAX_REQUEST_BYTES`` limits while they are read
+    (by :class:`a2a_app.asgi.ASGIHandler`, before the view runs)."""
+    setattr(view, BODY_LIMIT, True)
+    return view
 
 
 def check_media_type(request: HttpRequest) -> None:
@@ -137,8 +147,23 @@ def error_headers(response: HttpResponse, error: A2AError) -> HttpResponse:
     return response
 
 
-def event_stream(frames: AsyncIterator[bytes]) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(frames, content_type="text/event-stream")
+class _ClosingFrames:
+    """SSE frames that call ``on_close`` when the response is closed, which every ASGI
+    handler does, also for a client gone before the first frame (when an async
+    generator's ``finally`` would never run)."""
+
+    def __init__(self, frames: AsyncIterator[bytes], on_close: Callable[[], None]) -> None:
+        self._frames, self.close = frames, on_close
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._frames
+
+
+def event_stream(
+    frames: AsyncIterator[bytes], on_close: Callable[[], None] | None = None
+) -> StreamingHttpResponse:
+    content = frames if on_close is None else _ClosingFrames(frames, on_close)
+    response = StreamingHttpResponse(content, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx must not hold events back
     return response
@@ -158,6 +183,19 @@ def served_by_asgi(request: HttpRequest) -> bool:
 # --- calling an operation -------------------------------------------------------------------
 
 
+def client_address(request: HttpRequest) -> str:
+    """The client's address: the connection's, or what ``CLIENT_IP_HEADER`` says the
+    last of ``CLIENT_IP_PROXIES`` proxies saw (entries further left are the client's
+    word, which anyone can forge)."""
+    header = a2a_settings.CLIENT_IP_HEADER
+    if header:
+        hops = [hop.strip() for hop in request.headers.get(header, "").split(",") if hop.strip()]
+        proxies = max(1, a2a_settings.CLIENT_IP_PROXIES)
+        if hops:
+            return hops[-min(proxies, len(hops))]
+    return request.META.get("REMOTE_ADDR") or ""
+
+
 def invoke(
     request: HttpRequest, method: Method, build_params: Callable[[], JSON]
 ) -> tuple[Any, list[str]]:
@@ -165,9 +203,11 @@ def invoke(
 
     The caller is identified first: a caller without valid credentials learns nothing
     about the operation, not even whether its params would do (the spec's 401 before
-    dispatch).
+    dispatch). The caller's rate limit of the operation is checked before the operation
+    runs, and a stream takes one of the caller's stream slots (``StreamStart.close``
+    gives it back).
     """
-    caller = authenticate(request)
+    caller = replace(authenticate(request), address=client_address(request))
     activated = activate_extensions(request)
     if method.streaming and not served_by_asgi(request):
         raise UnsupportedOperationError(
@@ -175,13 +215,23 @@ def invoke(
             "(capabilities.streaming is false here)"
         )
     params = build_params()
+    limits.check_rate(method.name, caller)
+    slot = limits.open_stream(caller) if method.streaming else None
     try:
-        return method(params, caller, request), activated
-    except AuthenticationRequiredError as error:
-        # The service asks for a signed-in caller; HTTP says how to sign in.
-        if "WWW-Authenticate" not in error.headers:
+        result = method(params, caller, request)
+    except BaseException as error:
+        if slot is not None:
+            slot.release()
+        if (
+            isinstance(error, AuthenticationRequiredError)
+            and "WWW-Authenticate" not in error.headers
+        ):
+            # The service asks for a signed-in caller; HTTP says how to sign in.
             error.headers.update(challenge(request))
         raise
+    if slot is not None:
+        result.on_close = slot.release
+    return result, activated
 
 
 def with_operation_headers(response: HttpResponse, method: Method) -> HttpResponse:

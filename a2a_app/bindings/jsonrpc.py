@@ -5,8 +5,8 @@ envelope, method, version, extensions, credentials, params), then calls the meth
 the operation table. Every failure is a JSON-RPC error object, answered with HTTP 200 as
 JSON-RPC clients expect, except oversize bodies (413), missing or invalid credentials
 (401, before the method runs, as the spec recommends), calls the caller may not make
-(403), refused sign-ins (429) and wrong HTTP methods (405), which HTTP tooling and
-clients' auth handling understand better.
+(403), rate limits and refused sign-ins (429, with Retry-After) and wrong HTTP methods
+(405), which HTTP tooling and clients' auth handling understand better.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def error_response(request_id: Any, error: A2AError) -> HttpResponse:
     return http.error_headers(http.json_response(payload, status=status), error)
 
 
+@http.limits_body
 @csrf_exempt
 def jsonrpc(request: HttpRequest) -> HttpResponse:
     request_id = None
@@ -71,7 +72,7 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
         result, activated = http.invoke(request, method, lambda: call.params)
         if method.streaming:
             frames = sse.jsonrpc_frames(streams.launch(result), request_id, adapt=method.event_out)
-            return http.with_extensions(http.event_stream(frames), activated)
+            return http.with_extensions(http.event_stream(frames, result.close), activated)
     except A2AError as error:
         return error_response(getattr(error, "request_id", request_id), error)
     except Exception:

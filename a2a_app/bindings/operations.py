@@ -58,7 +58,8 @@ class Operation:
     streaming: bool = False
     #: ``run`` takes the protocol version of what it creates.
     versioned: bool = False
-    #: The v1.0 method name, which API-key scopes name (``operation:SendMessage``).
+    #: The v1.0 method name, which API-key scopes and rate limits name
+    #: (``operation:SendMessage``); set from OPERATIONS' keys.
     name: str = ""
     #: ``run`` also takes the HTTP request (the card's URLs follow the request's host).
     with_request: bool = False
@@ -66,7 +67,7 @@ class Operation:
     headers: tuple[tuple[str, str], ...] = ()
 
 
-OPERATIONS: dict[str, Operation] = {
+_OPERATIONS: dict[str, Operation] = {
     "SendMessage": Operation(SendMessageRequest.from_wire, sending.send_message, versioned=True),
     "SendStreamingMessage": Operation(
         SendMessageRequest.from_wire, streams.start_send, streaming=True, versioned=True
@@ -100,8 +101,9 @@ OPERATIONS: dict[str, Operation] = {
         headers=(("Cache-Control", "private"), ("Vary", "Authorization, Cookie")),
     ),
 }
-# Each operation knows its name from its key: written once, never out of step.
-OPERATIONS = {name: replace(operation, name=name) for name, operation in OPERATIONS.items()}
+OPERATIONS: dict[str, Operation] = {
+    name: replace(operation, name=name) for name, operation in _OPERATIONS.items()
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,10 @@ class Method:
     @property
     def streaming(self) -> bool:
         return self.operation.streaming
+
+    @property
+    def name(self) -> str:
+        return self.operation.name
 
     def __call__(
         self, params: JSON, caller: Caller, http_request: HttpRequest | None = None

@@ -142,7 +142,7 @@ def _call(
         return error_response(request, InternalError())
     if method.streaming:
         frames = sse.rest_frames(streams.launch(result), adapt=method.event_out)
-        response: HttpResponse = http.event_stream(frames)
+        response: HttpResponse = http.event_stream(frames, result.close)
     else:
         # DeleteTaskPushNotificationConfig returns Empty: {} over REST.
         response = _response(request, {} if result is None else result)
@@ -166,6 +166,7 @@ def view(
 ) -> Callable:
     """The view of one route: each HTTP method its operation; others get 405 with Allow."""
 
+    @http.limits_body
     @csrf_exempt
     def serve(request: HttpRequest, **kwargs: str) -> HttpResponse:
         chosen = methods.get(request.method or "")
@@ -269,6 +270,7 @@ class RouteNotFoundError(MethodNotFoundError):
     grpc_status = "NOT_FOUND"
 
 
+@http.limits_body
 @csrf_exempt
 def not_found(request: HttpRequest, **kwargs: str) -> HttpResponse:
     error = RouteNotFoundError(f"No A2A REST route {request.method} {request.path}")

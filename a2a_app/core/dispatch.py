@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
 from django.core.signals import setting_changed
@@ -26,6 +27,7 @@ from django.db import transaction
 
 from a2a_app.conf import a2a_settings
 from a2a_app.core import notify
+from a2a_app.core.breaker import Breaker
 
 logger = logging.getLogger("a2a_app.calls")
 
@@ -48,10 +50,21 @@ class Dispatcher(Protocol):
 
 
 class CeleryDispatcher:
-    """Celery tasks sent by name on ``app`` (default: the current Celery app)."""
+    """Celery tasks sent by name on ``app`` (default: the current Celery app).
+
+    A publish waits at most ``BROKER_PUBLISH_TIMEOUT``: it runs in a thread of its own,
+    so that a hung broker (no answer, no error) cannot hold the request; a publish that
+    failed or timed out opens the breaker and later ones are skipped for a while (the
+    sweep hands their tasks over again).
+    """
+
+    #: Threads that publish; a hung broker holds them until its sockets give up.
+    PUBLISH_THREADS = 4
 
     def __init__(self, app: Any = None) -> None:
         self._app = app
+        self.breaker = Breaker("the Celery broker")
+        self._publisher = ThreadPoolExecutor(self.PUBLISH_THREADS, "a2a-publish")
 
     @property
     def app(self) -> Any:
@@ -71,8 +84,15 @@ class CeleryDispatcher:
             # send_task never runs eagerly; an eager site wants its jobs run right here.
             app.tasks[name].apply(args)
             return
+        if self.breaker.is_open:
+            raise BrokerUnavailable(name)
         options = {"countdown": countdown} if countdown else {}
-        app.send_task(name, args=args, **options)
+        sent = self._publisher.submit(app.send_task, name, args=args, **options)
+        try:
+            sent.result(timeout=a2a_settings.BROKER_PUBLISH_TIMEOUT)
+        except BaseException:
+            self.breaker.failed()
+            raise
 
     def enqueue_run(self, task_id: str) -> None:
         try:
@@ -89,6 +109,10 @@ class CeleryDispatcher:
 
     def publish(self, task_id: str) -> None:
         notify.publish(task_id)
+
+
+class BrokerUnavailable(Exception):
+    """The broker is skipped for now (it failed or timed out a moment ago)."""
 
 
 def celery_app_configured(app: Any) -> bool:

@@ -9,7 +9,9 @@ event. Two backends (``A2A_APP["NOTIFIER"]``):
   (one query for all streams of the process, none when nobody watches).
 * ``RedisNotifier``: writers publish on ``a2a:task:<id>`` after commit; each process
   holds one pattern subscription and wakes its own streams. Idle streams cost no query
-  and no database connection.
+  and no database connection. Every Redis call is bounded by ``REDIS_TIMEOUT``; when
+  Redis fails or hangs, it is skipped for ``OUTAGE_RETRY_SECONDS`` and streams poll the
+  database meanwhile, so a hung Redis slows no write.
 
 Writers in the same process also wake local streams directly (``publish``).
 """
@@ -21,12 +23,14 @@ import contextlib
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.db import connection
 
 from a2a_app.conf import a2a_settings
+from a2a_app.core.breaker import Breaker
 
 logger = logging.getLogger("a2a_app.streams")
 
@@ -71,7 +75,9 @@ waiters = Waiters()
 
 
 class DatabaseNotifier:
-    def __init__(self) -> None:
+    def __init__(self, only_while: Callable[[], bool] | None = None) -> None:
+        #: Poll only while this says so (the Redis notifier's fallback: while Redis is out).
+        self.only_while = only_while
         self._pollers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
         self._counts: dict[str, int] = {}
 
@@ -89,7 +95,7 @@ class DatabaseNotifier:
         while True:
             await asyncio.sleep(a2a_settings.STREAM_POLL_SECONDS)
             watched = waiters.watched()
-            if not watched:
+            if not watched or (self.only_while is not None and not self.only_while()):
                 continue
             try:
                 counts = await sync_to_async(_event_counts, thread_sensitive=False)(watched)
@@ -114,21 +120,45 @@ def _event_counts(task_ids: list[str]) -> dict[str, int]:
         connection.close()  # hand the connection back: the poller is idle most of the time
 
 
+def redis_options() -> dict[str, Any]:
+    """Every Redis call is bounded by ``REDIS_TIMEOUT`` and tried once: a hung Redis must
+    cost a write at most that, and the breaker then skips it."""
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    timeout = a2a_settings.REDIS_TIMEOUT
+    return {
+        "socket_timeout": timeout,
+        "socket_connect_timeout": timeout,
+        "retry": Retry(NoBackoff(), 0),
+    }
+
+
 class RedisNotifier:
+    """Redis pub/sub; while Redis is out (the breaker open), streams poll the database."""
+
+    #: A subscription idle this long pings Redis: a hung server sends no error.
+    HEALTH_CHECK_SECONDS = 5.0
+
     def __init__(self, url: str) -> None:
         import redis
 
         self.url = url
-        self._client = redis.Redis.from_url(url)
+        self._client = redis.Redis.from_url(url, **redis_options())
+        self.breaker = Breaker(f"Redis at {url}")
+        self._fallback = DatabaseNotifier(only_while=lambda: self.breaker.is_open)
         self._listeners: dict[asyncio.AbstractEventLoop, tuple[asyncio.Task, asyncio.Event]] = {}
 
     def publish(self, task_id: str) -> None:
         waiters.wake(task_id)
+        if self.breaker.is_open:
+            return
         try:
             self._client.publish(CHANNEL_PREFIX + task_id, b"1")
         except Exception:
-            # Streams elsewhere fall back to their keep-alive re-read; never fail a write.
+            # Streams elsewhere fall back to polling the database; never fail a write.
             logger.warning("could not publish the event of task %s to Redis", task_id)
+            self.breaker.failed()
 
     async def listen(self) -> None:
         """Make sure this event loop is subscribed; returns once it is (or gave up for now).
@@ -136,28 +166,35 @@ class RedisNotifier:
         A stream reads the log only after this, so nothing published in between is missed.
         """
         loop = asyncio.get_running_loop()
+        await self._fallback.listen()  # idle unless Redis is out
         entry = self._listeners.get(loop)
         if entry is None or entry[0].done():
             subscribed = asyncio.Event()
             entry = (loop.create_task(self._listen(subscribed)), subscribed)
             self._listeners[loop] = entry
+        if self.breaker.is_open:
+            return  # the database poller wakes the stream meanwhile
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(entry[1].wait(), 5)
+            await asyncio.wait_for(entry[1].wait(), 2 * a2a_settings.REDIS_TIMEOUT + 1)
 
     async def _listen(self, subscribed: asyncio.Event) -> None:
         import redis.asyncio as aioredis
 
         while True:
-            client = aioredis.Redis.from_url(self.url)
+            client = aioredis.Redis.from_url(self.url, **redis_options())
             try:
                 pubsub = client.pubsub()
                 await pubsub.psubscribe(CHANNEL_PREFIX + "*")
+                self.breaker.succeeded()
                 subscribed.set()
                 # Streams may have missed something while we were not subscribed.
                 for task_id in waiters.watched():
                     waiters.wake(task_id)
-                async for message in pubsub.listen():
-                    if message.get("type") == "pmessage":
+                while True:
+                    message = await pubsub.get_message(timeout=self.HEALTH_CHECK_SECONDS)
+                    if message is None:
+                        await client.ping()  # raises on a hung Redis (socket timeout)
+                    elif message.get("type") == "pmessage":
                         channel = message["channel"]
                         if isinstance(channel, bytes):
                             channel = channel.decode()
@@ -166,7 +203,8 @@ class RedisNotifier:
                 raise
             except Exception:
                 logger.warning("Redis subscription lost; reconnecting", exc_info=True)
-                subscribed.set()  # don't hold new streams; they fall back to keep-alive reads
+                self.breaker.failed()  # streams poll the database until it is back
+                subscribed.set()  # don't hold new streams
                 await asyncio.sleep(1)
             finally:
                 await client.aclose()

@@ -15,7 +15,7 @@ from django.db.models import F
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import store
+from a2a_app.core import limits, store
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.models import Delivery, PushConfig, Task
 from a2a_app.protocol.errors import (
@@ -81,6 +81,7 @@ def create_config(request: PushNotificationConfig, caller: Caller, version: str 
                 url=existing.url
             )
             return config_to_wire(existing, redact=False)
+        limits.check_push_config_count(task.push_config_count)
         update = TaskUpdate(task)
         update.add_push_config(config)
         update.save()

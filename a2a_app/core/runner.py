@@ -255,7 +255,12 @@ def sweep() -> dict[str, int]:
 
 
 def wait_until_settled(task_id: str, timeout: float) -> None:
-    """Block until the task is terminal or interrupted, or ``timeout`` seconds pass."""
+    """Block until the task is terminal or interrupted, or ``timeout`` seconds pass.
+
+    No database connection is held while it sleeps: each look takes one (from the pool,
+    under psycopg's pool) and gives it back, so that sends waiting for workers cannot
+    take every pooled connection from the requests that do work.
+    """
     deadline = time.monotonic() + timeout
     delay = 0.02
     while True:
@@ -265,5 +270,7 @@ def wait_until_settled(task_id: str, timeout: float) -> None:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return
+        if not connection.in_atomic_block:  # inside a transaction the connection must stay
+            connection.close()
         time.sleep(min(delay, remaining))
         delay = min(delay * 1.5, 0.5)

@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import contexts, dispatch, push_configs, retries, rows, runner, store
+from a2a_app.core import contexts, dispatch, limits, push_configs, retries, rows, runner, store
 from a2a_app.core.execution import (
     Resolution,
     apply_resolution,
@@ -90,10 +90,14 @@ def plan(
     """Route or check the message and build its task's change; raises protocol errors.
 
     Call it in a transaction: a follow-up's task stays locked until the change is saved.
+    The limits are checked here, before anything is written: the message's size, anonymous
+    task creation, the push configs of the task, the skill's rate limit (a new task).
     A streaming send ignores ``returnImmediately`` (the stream is its own answer), and so
     does a site without a worker to hand the task to.
     """
     message, configuration = request.message, request.configuration
+    limits.check_message(message)
+    configuration.history_length = limits.history_length(configuration.history_length)
     if message.task_id:
         task = store.get_task(message.task_id, caller, for_update=True)
         # Under the row lock: of two identical follow-ups, the second sees the first's.
@@ -103,6 +107,8 @@ def plan(
         check_message_limit(task)
         check_content_types(message, configuration.accepted_output_modes, skill)
         push_config = push_config_for(request, version)
+        if push_config is not None:
+            limits.check_push_config_count(task.push_config_count)
         message.context_id = task.context_id
         artifacts = None
         if not streaming and not task.background:  # answered here, with its artifacts
@@ -110,6 +116,7 @@ def plan(
         update = TaskUpdate(task, artifacts=artifacts)
         return _planned(request, caller, version, update, skill, push_config, task.background)
 
+    limits.check_anonymous_task_creation(caller)
     catalogue = get_catalogue()
     check_named_skill(catalogue, message, request.metadata, caller)
     available = [s for s in catalogue.enabled if s.allows(caller)]
@@ -119,6 +126,8 @@ def plan(
         return SendPlan(request, caller, version, listing=skill_listing(available, context_id))
     check_content_types(message, configuration.accepted_output_modes, skill)
     push_config = push_config_for(request, version)
+    # Last of the checks: a request refused for its content costs no skill allowance.
+    limits.check_rate(f"skill:{skill.id}", caller)
     message.task_id, message.context_id = str(uuid.uuid4()), context_id
     # returnImmediately hands an inline skill to a worker, when there is one to run it;
     # without, the skill runs here and the answer is the task as it ended.

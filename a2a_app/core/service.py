@@ -14,7 +14,7 @@ from typing import Any
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import store
+from a2a_app.core import limits, store
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.exceptions import TaskClosed
 from a2a_app.protocol.errors import (
@@ -34,10 +34,12 @@ JSON = dict[str, Any]
 
 
 def get_task(request: GetTaskRequest, caller: Caller) -> JSON:
-    return store.read_task_by_id(request.id, caller, request.history_length)
+    history_length = limits.history_length(request.history_length)
+    return store.read_task_by_id(request.id, caller, history_length)
 
 
 def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
+    request.history_length = limits.history_length(request.history_length)
     return store.list_tasks(request, caller)
 
 
@@ -52,7 +54,7 @@ def cancel_task(request: TaskIdRequest, caller: Caller) -> JSON:
             f"Task {request.id} is already {closed.state}",
             metadata={"taskId": request.id, "state": closed.state},
         ) from None
-    return store.read_task(update.task, None)
+    return store.read_task(update.task, limits.history_length(None))
 
 
 # --- GetExtendedAgentCard ---------------------------------------------------------------

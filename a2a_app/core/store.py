@@ -10,18 +10,19 @@ import base64
 import binascii
 import json
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from datetime import datetime
 from functools import cache
 from typing import Any
 
 from django.db import connection
-from django.db.models import F, QuerySet, Window
+from django.db.models import F, QuerySet, TextField, Value, Window
 from django.db.models.fields.tuple_lookups import Tuple, TupleLessThan
-from django.db.models.functions import RowNumber
+from django.db.models.functions import Cast, Length, RowNumber
 
 from a2a_app.caller import Caller
+from a2a_app.conf import a2a_settings
 from a2a_app.core import contexts, rows
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.errors import InvalidParamsError, TaskNotFoundError
@@ -230,8 +231,49 @@ def decode_page_token(token: str) -> tuple[datetime, uuid.UUID]:
         raise InvalidParamsError.for_field("pageToken", "is not a valid page token") from None
 
 
+def fit_in_bytes(page: list[Task], history_length: int | None, artifacts: bool) -> list[Task]:
+    """The first tasks of ``page`` whose history and artifacts fit ``MAX_PAGE_BYTES``
+    (at least one), sized in one query from the stored JSON, before any body is read."""
+    budget = a2a_settings.MAX_PAGE_BYTES
+    if budget is None or len(page) < 2 or (history_length == 0 and not artifacts):
+        return page
+    task_ids = [task.pk for task in page]
+    size = Length(Cast("body", output_field=TextField()))
+    queries = []
+    for kind, model, wanted in (
+        (0, TaskMessage, history_length != 0),
+        (1, TaskArtifact, artifacts),
+    ):
+        if wanted:
+            rows_of = model.objects.filter(task_id__in=task_ids).order_by()
+            queries.append(
+                rows_of.annotate(kind=Value(kind), size=size).values_list(
+                    "kind", "task_id", "position", "size"
+                )
+            )
+    sized = queries[0].union(*queries[1:], all=True) if len(queries) > 1 else queries[0]
+    totals: Counter[str] = Counter()
+    messages: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for kind, task_id, position, length in sized:
+        if kind:
+            totals[str(task_id)] += length or 0
+        else:
+            messages[str(task_id)].append((position, length or 0))
+    for task_id, entries in messages.items():
+        if history_length is not None:  # the newest messages only, as load_history reads
+            entries = sorted(entries, reverse=True)[:history_length]
+        totals[task_id] += sum(length for _, length in entries)
+    used = 0
+    for index, task in enumerate(page):
+        used += totals[str(task.pk)]
+        if used > budget and index:
+            return page[:index]
+    return page
+
+
 def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
-    """ListTasks: newest status first, cursor pages that stay stable when tasks are added."""
+    """ListTasks: newest status first, cursor pages that stay stable when tasks are added,
+    at most ``pageSize`` tasks and (but for a page's first task) ``MAX_PAGE_BYTES``."""
     # Checked first: a bad token is the client's error whatever the list holds.
     cursor = decode_page_token(request.page_token) if request.page_token else None
     if not caller.is_authenticated and not contexts.is_generated(request.context_id):
@@ -258,6 +300,9 @@ def list_tasks(request: ListTasksRequest, caller: Caller) -> JSON:
     page = list(queryset.order_by("-status_timestamp", "-pk")[: request.page_size + 1])
     has_more = len(page) > request.page_size
     page = page[: request.page_size]
+    fitting = fit_in_bytes(page, request.history_length, request.include_artifacts)
+    if len(fitting) < len(page):
+        page, has_more = fitting, True
     history = load_history(page, request.history_length)
     artifacts = load_artifacts(page) if request.include_artifacts else None
     return {

@@ -29,7 +29,7 @@ from django.db import connection, connections, transaction
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import dispatch, retries, runner, sending, store
+from a2a_app.core import dispatch, limits, retries, runner, sending, store
 from a2a_app.core.execution import build_context, resolve_outcome, run_handler
 from a2a_app.core.notify import get_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
@@ -82,6 +82,12 @@ class StreamStart:
     first: Future = field(default_factory=Future)
     #: A subscription: stay open through interrupted states, close after a terminal one.
     until_terminal: bool = False
+    #: Called once the stream is over (the caller's stream slot goes back).
+    on_close: Callable[[], None] | None = None
+
+    def close(self) -> None:
+        if self.on_close is not None:
+            self.on_close()
 
 
 # --- the synchronous part -------------------------------------------------------------------
@@ -157,7 +163,7 @@ def _retried(task_id: str, caller: Caller) -> StreamStart:
 def _snapshot(task: Task, *, until_terminal: bool) -> StreamStart:
     """The task as it is and the events after it (call it holding the task's row lock)."""
     return StreamStart(
-        snapshot={"task": store.read_task(task, None)},
+        snapshot={"task": store.read_task(task, limits.history_length(None))},
         task_id=str(task.pk),
         after=task.event_count,
         until_terminal=until_terminal,

@@ -266,3 +266,61 @@ class VersionNotSupportedError(A2AError):
     grpc_status = "FAILED_PRECONDITION"
     reason = "VERSION_NOT_SUPPORTED"
     default_message = "Protocol version not supported"
+
+
+# --- limits (not in the A2A table) ---------------------------------------------------------
+
+RETRY_INFO_TYPE = "type.googleapis.com/google.rpc.RetryInfo"
+
+
+class RateLimitedError(A2AError):
+    """Too many requests from this caller (or client address): try again later.
+
+    The spec lists rate limiting as a system error and recommends HTTP 429 /
+    ``RESOURCE_EXHAUSTED`` without giving a JSON-RPC code. A2A reserves -32001..-32099,
+    so this is -32000, the one server-error code left to implementations, like the other
+    errors of ours; ``reason`` tells them apart.
+    ``retry_after`` (seconds) becomes the ``Retry-After`` header and a
+    ``google.rpc.RetryInfo`` detail.
+    """
+
+    jsonrpc_code = -32000
+    http_status = 429
+    grpc_status = "RESOURCE_EXHAUSTED"
+    reason = "RATE_LIMIT_EXCEEDED"
+    default_message = "Too many requests; try again later"
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        retry_after: int | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        super().__init__(message, metadata=metadata, headers=headers)
+        self.retry_after = retry_after
+
+    def details(self) -> list[dict[str, Any]]:
+        details = super().details()
+        if self.retry_after is not None:
+            details.append({"@type": RETRY_INFO_TYPE, "retryDelay": f"{self.retry_after}s"})
+        return details
+
+
+class TooManyStreamsError(RateLimitedError):
+    """The caller already holds as many open streams as it may."""
+
+    reason = "STREAM_LIMIT_EXCEEDED"
+    default_message = "Too many open streams; close one first"
+
+
+class LimitExceededError(A2AError):
+    """A request would take a resource past a configured cap that waiting does not lift
+    (push configs on one task). JSON-RPC -32000, told apart by ``reason``."""
+
+    jsonrpc_code = -32000
+    http_status = 400
+    grpc_status = "FAILED_PRECONDITION"
+    reason = "LIMIT_EXCEEDED"
+    default_message = "A configured limit was reached"

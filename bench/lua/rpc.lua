@@ -3,6 +3,7 @@
 --   send_bg <text>                SendMessage with returnImmediately (a background skill)
 --   get <task id> <historyLength> GetTask
 --   list <contextId> <pageSize> [pageToken]   ListTasks
+--   limited                       GetExtendedAgentCard over its rate limit: 429 expected
 -- Every request carries a unique JSON-RPC id and, for sends, a unique messageId.
 local script_dir = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
 
@@ -12,6 +13,9 @@ function case_init(a)
   op = a[1]
   expect_text = a[2]
   p1, p2, p3 = a[3], a[4], a[5]
+  if op == "limited" then
+    expect_status, check_rpc_error = 429, false
+  end
 end
 
 local function envelope(id, method, params)
@@ -36,6 +40,8 @@ function build(id)
     local params = '{"contextId":"' .. p1 .. '","pageSize":' .. p2
     if p3 and p3 ~= "" then params = params .. ',"pageToken":"' .. p3 .. '"' end
     return envelope(id, "ListTasks", params .. '}')
+  elseif op == "limited" then
+    return envelope(id, "GetExtendedAgentCard", '{}')
   end
   error("unknown operation " .. tostring(op))
 end

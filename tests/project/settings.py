@@ -112,4 +112,16 @@ A2A_APP = {
         "a2a_app.authentication.ApiKeyAuthentication",
         "a2a_app.authentication.BasicAuthentication",
     ],
+    "REDIS_TIMEOUT": env.float("A2A_REDIS_TIMEOUT", 0.5),
+    "BROKER_PUBLISH_TIMEOUT": env.float("A2A_BROKER_PUBLISH_TIMEOUT", 1.0),
+    "MAX_STREAMS_PER_CALLER": env.int("A2A_MAX_STREAMS_PER_CALLER", 10),
+    "MAX_PAGE_BYTES": env.int("A2A_MAX_PAGE_BYTES", 4 * 1024 * 1024),
+    "ANONYMOUS_TASK_CREATION": env.bool("A2A_ANONYMOUS_TASK_CREATION", default=True),
+    "CLIENT_IP_HEADER": env.str("A2A_CLIENT_IP_HEADER", default=None),
 }
+# A2A_RATE_LIMITS='{"SendMessage": "10/min"}' replaces the default rates ('{}': none).
+if "A2A_RATE_LIMITS" in os.environ:
+    A2A_APP["RATE_LIMITS"] = env.json("A2A_RATE_LIMITS")
+if A2A_APP["CONFORMANCE_MODE"]:
+    # The SDK interop tests and the TCK call as fast as they can, from one address.
+    A2A_APP.update(RATE_LIMITS={}, MAX_STREAMS_PER_CALLER=None)
