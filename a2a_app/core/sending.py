@@ -97,7 +97,10 @@ def plan(
     """
     message, configuration = request.message, request.configuration
     limits.check_message(message)
-    configuration.history_length = limits.history_length(configuration.history_length)
+    if configuration.history_length is not None:
+        # Absent stays absent: the answer then carries the handler's window (see
+        # handler_history_length), which is no larger than the cap.
+        configuration.history_length = limits.history_length(configuration.history_length)
     if message.task_id:
         task = store.get_task(message.task_id, caller, for_update=True)
         # Under the row lock: of two identical follow-ups, the second sees the first's.
