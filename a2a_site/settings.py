@@ -157,6 +157,11 @@ LOGGING = {
     },
 }
 
+# Django's cache, which also counts rate limits: this process's memory by default; in
+# production a cache every process shares (CACHE_URL=redis://127.0.0.1:6379/1), or each
+# process lets the whole rate through (check --deploy says so: a2a_app.W050).
+CACHES = {"default": env.cache("CACHE_URL", default="locmem://")}
+
 # --- Celery -----------------------------------------------------------------------------------
 # The embedded default is kombu's filesystem transport under var/broker: a real broker
 # and a real worker process with no external service. Production: redis://127.0.0.1:6379/0.

@@ -30,6 +30,7 @@ PRODUCTION = {
     "SECRET_KEY": secrets.token_urlsafe(50),
     "A2A_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
     "ALLOWED_HOSTS": "trattoria.example.com",
+    "CACHE_URL": "redis://127.0.0.1:6379/1",
 }
 
 
