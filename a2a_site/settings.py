@@ -160,7 +160,7 @@ LOGGING = {
 # Django's cache, which also counts rate limits: this process's memory by default; in
 # production a cache every process shares (CACHE_URL=redis://127.0.0.1:6379/1), or each
 # process lets the whole rate through (check --deploy says so: a2a_app.W050).
-CACHES = {"default": env.cache("CACHE_URL", default="locmem://")}
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 
 # --- Celery -----------------------------------------------------------------------------------
 # The embedded default is kombu's filesystem transport under var/broker: a real broker
