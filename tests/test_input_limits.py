@@ -261,6 +261,14 @@ def test_an_error_echoing_a_surrogate_is_still_valid_json():
     assert body["error"]["message"] == "Task \ud800 not found"
 
 
+# --- REST paths --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/%0A", "/x%0Ay", "/%0D%0A", "/v1/%0A"])
+def test_a_path_with_a_newline_gets_the_rest_error(client, path):
+    rest_error(client.post(REST + path), 404, "NOT_FOUND")
+
+
 # --- REST POSTs a cross-site form can send ------------------------------------------------
 
 
