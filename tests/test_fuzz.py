@@ -138,7 +138,7 @@ def text_of(payload: Any, fragment: str) -> str:
 @st.composite
 def json_texts(draw: Any, payload: Any) -> str:
     """``payload`` as JSON text; often with a raw fragment in place of one of its nodes."""
-    if not draw(st.integers(0, 2)):
+    if draw(st.booleans()):
         path = draw(st.sampled_from(list(node_paths(payload))))
         payload = changed(payload, path, SPECIAL, delete=False)
     return text_of(payload, draw(FRAGMENTS))
@@ -208,7 +208,26 @@ V03_PARAMS: dict[str, JSON] = {
 V03_PARAMS["message/stream"] = V03_PARAMS["message/send"]
 V03_PARAMS["tasks/resubscribe"] = V03_PARAMS["tasks/cancel"]
 V1_PARAMS["SendStreamingMessage"] = V1_PARAMS["SendMessage"]
-TEMPLATES = {**V1_PARAMS, **V03_PARAMS}
+#: REST bodies, by route: v1.0's are the params less what the path carries; v0.3's are
+#: the v0.3 proto's JSON.
+V03_REST_SEND = {
+    "message": {"messageId": "m-1", "role": "ROLE_USER", "content": [{"text": "hi"}]},
+    "configuration": {"acceptedOutputModes": ["text/plain"], "historyLength": 1},
+}
+REST_BODIES: dict[str, JSON] = {
+    "message:send": V1_PARAMS["SendMessage"],
+    "message:stream": V1_PARAMS["SendMessage"],
+    "tasks/{id}:cancel": {"metadata": {"k": "v"}},
+    "tasks/{id}/pushNotificationConfigs": {"id": "c1", **PUSH},
+    "v1/message:send": V03_REST_SEND,
+    "v1/message:stream": V03_REST_SEND,
+    "v1/tasks/{id}:cancel": {"name": "tasks/TASK"},
+    "v1/tasks/{id}/pushNotificationConfigs": {
+        "configId": "c1",
+        "config": {"pushNotificationConfig": {"url": HOOK, "token": "t"}},
+    },
+}
+TEMPLATES = {**V1_PARAMS, **V03_PARAMS, **REST_BODIES}
 METHODS = sorted(set(operations.V1) | set(operations.V03_JSONRPC))
 
 
@@ -239,8 +258,8 @@ def changed(value: Any, path: tuple, new: Any, *, delete: bool) -> Any:
 
 @st.composite
 def broken_params(draw: Any, task_id: str, method: str | None = None) -> Any:
-    """A method's valid params (the real task's id in them) with up to two nodes changed;
-    another method's (another dialect's) when ``method`` has none or by chance."""
+    """A method's (or REST route's) valid params, the real task's id in them, with up to
+    two nodes changed; another's (another dialect's) when ``method`` has none or by chance."""
     if method not in TEMPLATES or not draw(st.integers(0, 3)):
         method = draw(st.sampled_from(sorted(TEMPLATES)))
     params = json.loads(json.dumps(TEMPLATES[method]).replace('"TASK"', json.dumps(task_id)))
@@ -416,21 +435,21 @@ def test_the_jsonrpc_endpoint_answers_every_request_with_a_jsonrpc_error(client,
 
 # --- REST requests ----------------------------------------------------------------------------
 
-ROUTES = [
-    "message:send",
-    "message:stream",
-    "tasks",
-    "tasks/{id}",
-    "tasks/{id}:cancel",
-    "tasks/{id}:subscribe",
-    "tasks/{id}/pushNotificationConfigs",
-    "tasks/{id}/pushNotificationConfigs/{config}",
-    "extendedAgentCard",
-    "openapi.json",
-]
-ROUTES += [f"v1/{route}" for route in ROUTES if route not in ("tasks", "openapi.json")] + [
-    "v1/card"
-]
+#: Every route below the interface with the HTTP methods it takes.
+ROUTES: dict[str, tuple[str, ...]] = {
+    "message:send": ("POST",),
+    "message:stream": ("POST",),
+    "tasks": ("GET",),
+    "tasks/{id}": ("GET",),
+    "tasks/{id}:cancel": ("POST",),
+    "tasks/{id}:subscribe": ("GET", "POST"),
+    "tasks/{id}/pushNotificationConfigs": ("GET", "POST"),
+    "tasks/{id}/pushNotificationConfigs/{config}": ("GET", "DELETE"),
+    "extendedAgentCard": ("GET",),
+}
+ROUTES.update({f"v1/{route}": methods for route, methods in ROUTES.items() if route != "tasks"})
+ROUTES.update({"v1/card": ("GET",), "openapi.json": ("GET",)})
+HTTP_METHODS = ("GET", "POST", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS")
 QUERY_NAMES = st.sampled_from(
     [
         "historyLength",
@@ -449,20 +468,26 @@ RAW_SEGMENTS = st.sampled_from(["%00", "%ED%A0%80", "%FF", "%2F", "%3A", "..", "
 
 
 @st.composite
-def rest_paths(draw: Any, task_id: str) -> str:
-    if not draw(st.integers(0, 9)):  # anything under the interface
-        return f"{REST}/{quote(draw(st.text(max_size=40)), safe='/:%')}"
+def rest_requests(draw: Any, task_id: str) -> tuple[str, str, bytes]:
+    """(HTTP method, path, body): mostly a route with one of its methods and a body that
+    is that route's, broken; sometimes anything under the interface."""
+    if not draw(st.integers(0, 9)):
+        path = f"{REST}/{quote(draw(st.text(max_size=40)), safe='/:%')}"
+        return draw(st.sampled_from(HTTP_METHODS)), path, draw(rest_bodies(task_id, None))
 
     def segment() -> str:
-        choice = draw(st.integers(0, 4))
-        if choice <= 1:
+        choice = draw(st.integers(0, 5))
+        if choice <= 2:
             return task_id
-        if choice == 2:
+        if choice == 3:
             return draw(RAW_SEGMENTS)
         return quote(draw(SHORT_STRINGS), safe="", errors="replace")
 
-    route = draw(st.sampled_from(ROUTES))
-    return f"{REST}/{route.format(id=segment(), config=segment())}"
+    route = draw(st.sampled_from(sorted(ROUTES)))
+    methods = ROUTES[route]
+    method = draw(st.sampled_from(methods if draw(st.integers(0, 9)) else HTTP_METHODS))
+    path = f"{REST}/{route.format(id=segment(), config=segment())}"
+    return method, path, draw(rest_bodies(task_id, route))
 
 
 @st.composite
@@ -479,16 +504,16 @@ def query_strings(draw: Any) -> str:
 
 
 @st.composite
-def rest_bodies(draw: Any, task_id: str) -> bytes:
+def rest_bodies(draw: Any, task_id: str, route: str | None) -> bytes:
     kind = draw(st.integers(0, 9))
     if kind == 0:
         return b""
     if kind == 1:
         return draw(st.binary(max_size=200))
-    if kind <= 3:
+    if kind == 2:
         payload: Any = draw(VALUES)
     else:
-        payload = draw(broken_params(task_id))
+        payload = draw(broken_params(task_id, route))
     text = draw(json_texts(payload))
     if not draw(st.integers(0, 7)) and text:
         text = text[: draw(st.integers(0, len(text) - 1))]
@@ -500,16 +525,15 @@ def test_the_rest_binding_answers_every_request_with_a_rest_error(client, task_i
 
     @FUZZ
     @given(
-        path=rest_paths(task_id),
+        request=rest_requests(task_id),
         query=query_strings(),
-        body=rest_bodies(task_id),
         content_type=CONTENT_TYPES,
         version=VERSIONS,
-        http_method=st.sampled_from(["GET"] * 3 + ["POST"] * 4 + ["DELETE", "PUT", "HEAD"]),
     )
     def fuzz(
-        path: str, query: str, body: bytes, content_type: str, version: str | None, http_method: str
+        request: tuple[str, str, bytes], query: str, content_type: str, version: str | None
     ) -> None:
+        http_method, path, body = request
         headers = {"CONTENT_TYPE": content_type} if content_type else {}
         if version is not None:
             headers["HTTP_A2A_VERSION"] = version
