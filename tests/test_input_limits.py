@@ -261,6 +261,26 @@ def test_an_error_echoing_a_surrogate_is_still_valid_json():
     assert body["error"]["message"] == "Task \ud800 not found"
 
 
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("/tasks/%00", "id"),
+        ("/tasks/a%00b:cancel", "id"),
+        ("/tasks/{task}/pushNotificationConfigs/%00", "id"),
+        ("/v1/tasks/{task}/pushNotificationConfigs/%00", "id"),
+        ("/tasks/%00/pushNotificationConfigs", "taskId"),
+    ],
+)
+def test_a_nul_in_a_path_id_names_the_field(client, conformance_mode, path, field):
+    """PostgreSQL cannot compare text with U+0000: found by tests/test_fuzz.py there."""
+    path = path.format(task=a_task(client))
+    before = rows()
+    method = "POST" if path.endswith(":cancel") else "GET"
+    response = client.generic(method, REST + path, b"{}", CONTENT_TYPE="application/json")
+    assert violated_fields(rest_error(response, 400, "INVALID_ARGUMENT")) == [field]
+    assert rows() == before
+
+
 # --- REST paths --------------------------------------------------------------------------
 
 

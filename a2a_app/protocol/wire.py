@@ -146,13 +146,17 @@ class Dialect:
         return value
 
     def read_id(self, obj: JSON, name: str, path: str, *, required: bool = False) -> str | None:
-        """A string a client chose to name something: at most :data:`MAX_ID_LENGTH` long."""
+        """A string a client chose to name something: at most :data:`MAX_ID_LENGTH` long,
+        and no U+0000 (a REST path can carry one; PostgreSQL cannot even compare it)."""
         value = self.read_str(obj, name, path, required=required)
         if value is not None and len(value) > MAX_ID_LENGTH:
             where = self.field(obj, name, path)[1]
             raise InvalidParamsError.for_field(
                 where, f"must be at most {MAX_ID_LENGTH} characters long"
             )
+        if value is not None and "\x00" in value:
+            where = self.field(obj, name, path)[1]
+            raise InvalidParamsError.for_field(where, "must not contain NUL characters")
         return value
 
     def read_bool(self, obj: JSON, name: str, path: str) -> bool | None:
