@@ -202,6 +202,15 @@ def test_a_huge_numeric_string_is_invalid_params(client, nothing_written, digits
     assert violated_fields(error) == ["historyLength"]
 
 
+def test_an_integral_number_with_a_fraction_part_is_an_integer(client, conformance_mode):
+    """JSON does not tell 2 from 2.0 (JSON Schema neither: schemathesis sent 310781.0)."""
+    task_id = a_task(client)
+    body = rpc_call(client, "GetTask", {"id": task_id, "historyLength": 1.0})
+    assert len(body["result"]["history"]) == 1
+    error = error_of(rpc_call(client, "GetTask", {"id": task_id, "historyLength": 1.5}), -32602)
+    assert violated_fields(error) == ["historyLength"]
+
+
 def test_a_huge_numeric_string_over_rest_is_400(client, nothing_written):
     response = client.get(f"{REST}/tasks", {"pageSize": "9" * 4400})
     assert violated_fields(rest_error(response, 400, "INVALID_ARGUMENT")) == ["pageSize"]

@@ -181,6 +181,9 @@ class Dialect:
             if len(value.strip().lstrip("-")) > _MAX_NUMERIC_STRING_DIGITS:
                 raise InvalidParamsError.for_field(where, "is out of range")
             value = int(value)
+        if isinstance(value, float) and value.is_integer():
+            # 2.0 is an integer to JSON (and JSON Schema, and protobuf's JSON reader)
+            value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise InvalidParamsError.for_field(where, "must be an integer")
         if minimum is not None and value < minimum:
