@@ -365,3 +365,29 @@ def test_subscribe_post_needs_no_body_nor_content_type(client, conformance_mode)
     response = empty_post(client, f"/tasks/{task_id}:subscribe", "")
     error = rest_error(response, 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION")
     assert "ASGI" in error["message"]
+
+
+# --- the decoder itself (protocol, no Django) -----------------------------------------------
+
+
+def test_decode_json_counts_depth_from_the_outermost_container():
+    from a2a_app.protocol.errors import JSONParseError
+    from a2a_app.protocol.wire import decode_json
+
+    assert decode_json(b'{"a": [[1], {"b": []}]}', max_depth=4) == {"a": [[1], {"b": []}]}
+    with pytest.raises(JSONParseError, match="3 levels"):
+        decode_json(b'{"a": [[1], {"b": []}]}', max_depth=3)
+    # Brackets inside strings are text, not nesting.
+    assert decode_json(b'{"a": "[[[[{{{{"}', max_depth=1) == {"a": "[[[[{{{{"}
+
+
+def test_decode_json_tells_a_surrogate_escape_from_an_escaped_backslash():
+    from a2a_app.protocol.errors import JSONParseError
+    from a2a_app.protocol.wire import decode_json
+
+    assert decode_json(b'["\\\\ud800"]') == ["\\ud800"]  # a backslash, then "ud800"
+    assert decode_json(b'["\\ud83d\\ude00"]') == ["\U0001f600"]
+    with pytest.raises(JSONParseError, match="surrogate"):
+        decode_json(b'["\\ud83d"]')
+    with pytest.raises(JSONParseError, match="surrogate"):
+        decode_json(b'{"\\ude00x": 1}')

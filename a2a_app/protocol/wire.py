@@ -59,6 +59,9 @@ _CAMEL_RE = re.compile(r"(?<!^)(?=[A-Z])")
 # ASCII digits only: ``\d`` and int() would also take other scripts' digits.
 _DECIMAL_RE = re.compile(r"-?[0-9]+")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
+# How a surrogate gets into a decoded string: a \u escape (UTF-8 cannot carry one, so
+# decoding refuses a raw one). Valid pairs match too; only then is every string looked at.
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def join(path: str, name: str) -> str:
@@ -339,7 +342,7 @@ def decode_json(body: bytes, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Any:
         raise JSONParseError(_too_deep(max_depth)) from None
     except (ValueError, UnicodeDecodeError):
         raise JSONParseError() from None
-    _check_decoded(value, max_depth)
+    _check_decoded(text, value, max_depth)
     return value
 
 
@@ -347,20 +350,42 @@ def _too_deep(max_depth: int) -> str:
     return f"JSON objects and arrays must be nested at most {max_depth} levels deep"
 
 
-def _check_decoded(value: Any, max_depth: int) -> None:
-    """Depth and lone surrogates, in one pass without recursion (the value may be deep)."""
-    pending: list[tuple[Any, int]] = [(value, 1)]
+def _check_decoded(text: str, value: Any, max_depth: int) -> None:
+    """Depth and lone surrogates, without recursion (the value may be deep), and walking
+    the value only when the text says it may have either: most requests have neither."""
+    if _SURROGATE_ESCAPE_RE.search(text) and _has_lone_surrogate(value):
+        raise JSONParseError(
+            "JSON strings must not contain lone surrogates (an unpaired \\ud800-\\udfff)"
+        )
+    if text.count("[") + text.count("{") > max_depth:
+        _check_depth(value, max_depth)
+
+
+def _check_depth(value: Any, max_depth: int) -> None:
+    """Level by level through the containers (scalars are not visited)."""
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            raise JSONParseError(_too_deep(max_depth))
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below.extend(child for child in children if isinstance(child, dict | list))
+        level = below
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    pending = [value]
     while pending:
-        item, depth = pending.pop()
+        item = pending.pop()
         if isinstance(item, str):
             if not item.isascii() and _SURROGATE_RE.search(item):
-                raise JSONParseError(
-                    "JSON strings must not contain lone surrogates (an unpaired \\ud800-\\udfff)"
-                )
-        elif isinstance(item, dict | list):
-            if depth > max_depth:
-                raise JSONParseError(_too_deep(max_depth))
-            if isinstance(item, dict):
-                pending.extend((key, depth) for key in item)
-                item = item.values()
-            pending.extend((child, depth + 1) for child in item)
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
