@@ -152,15 +152,15 @@ class Dialect:
         """A string a client chose to name something: at most :data:`MAX_ID_LENGTH` long,
         and no U+0000 (a REST path can carry one; PostgreSQL cannot even compare it)."""
         value = self.read_str(obj, name, path, required=required)
-        if value is not None and len(value) > MAX_ID_LENGTH:
-            where = self.field(obj, name, path)[1]
-            raise InvalidParamsError.for_field(
-                where, f"must be at most {MAX_ID_LENGTH} characters long"
-            )
-        if value is not None and "\x00" in value:
-            where = self.field(obj, name, path)[1]
-            raise InvalidParamsError.for_field(where, "must not contain NUL characters")
-        return value
+        if value is None:
+            return None
+        if len(value) > MAX_ID_LENGTH:
+            problem = f"must be at most {MAX_ID_LENGTH} characters long"
+        elif "\x00" in value:
+            problem = "must not contain NUL characters"
+        else:
+            return value
+        raise InvalidParamsError.for_field(self.field(obj, name, path)[1], problem)
 
     def read_bool(self, obj: JSON, name: str, path: str) -> bool | None:
         value, where = self.field(obj, name, path)
