@@ -265,7 +265,7 @@ def paths() -> JSON:
     task, config, task_id = _path_param("id"), _path_param("id"), _path_param("taskId")
     history = _query("historyLength", HISTORY_LENGTH)
     page_size = _query("pageSize", {"type": "integer", "minimum": 1, "maximum": 100})
-    page_token = _query("pageToken", {"type": "string"})
+    page_token = _query("pageToken", STRING)
     send, stream = _body("SendMessageRequest"), _sse("StreamResponse events")
     subscribed = _sse("A Task snapshot, then StreamResponse events")
     listing = [
