@@ -2,11 +2,11 @@
 
 Hypothesis builds requests of every kind a hostile or broken client sends: bytes that are
 not UTF-8, JSON cut short or with ``NaN``, ``1e400``, 5,000-digit numbers, lone
-surrogates, nesting 2,000 deep; envelopes with each member missing or of the wrong type;
-batches; valid params of every method (v1.0 and v0.3) with one field replaced by any JSON
-value or removed, sent under their own method name or another dialect's; huge strings;
-form and text media types; random REST paths, methods, query strings and bodies. For
-each, whatever the answer:
+surrogates, nesting 5,000 deep; envelopes with each member missing or of the wrong type;
+batches; valid params of every method and REST route (v1.0 and v0.3) with up to two
+nodes replaced by any JSON value or removed, under their own method name or another
+dialect's; huge strings; form and text media types; random REST paths, methods, query
+strings and bodies. For each, whatever the answer:
 
 * never a 5xx, nor a JSON-RPC ``-32603`` (an internal error is a server error too);
 * always a valid error in the binding's format: strict JSON (no ``NaN``), a JSON-RPC
