@@ -84,6 +84,10 @@ DEFAULTS: dict[str, Any] = {
     "BASIC_AUTH_LOCKOUT_SECONDS": 300,
     # Larger request bodies are refused (HTTP 413) before parsing.
     "MAX_REQUEST_BYTES": 1024 * 1024,
+    # How deep JSON objects and arrays may nest in a request body (the envelope counts as
+    # one level); deeper is a parse error (-32700, REST 400). Under protobuf's own limit
+    # (100), so whatever is accepted a proto-based client can read back.
+    "MAX_JSON_DEPTH": 64,
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
     "ROUTER": "a2a_app.skills.routing.route_message",
     # A handler's ctx.history holds at most this many earlier messages of its task, the

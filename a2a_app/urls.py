@@ -27,7 +27,8 @@ rest_urlpatterns = [
     path("a2a/rest/openapi.json", openapi.openapi_view, name="rest-openapi"),
     *rest.patterns("a2a/rest/", rest.ROUTES),
     *rest_v03.patterns("a2a/rest/"),
-    re_path(r"^a2a/rest/.*$", rest.not_found),
+    # [\s\S], not ".": a path with a newline (%0A) is still the interface's to refuse.
+    re_path(r"^a2a/rest/[\s\S]*$", rest.not_found),
 ]
 
 urlpatterns = card_urlpatterns + jsonrpc_urlpatterns + rest_urlpatterns

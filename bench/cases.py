@@ -130,6 +130,20 @@ CASES = [
         needs=("redis",),
     ),
     Case(
+        "reject-deep",
+        "Refused: JSON-RPC params nested 1,000 deep (-32700)",
+        "rejected.lua",
+        lambda c: ["deep", '"code":-32700'],
+        baseline="bare-json",
+    ),
+    Case(
+        "reject-long-id",
+        "Refused: SendMessage with a 201-character messageId (-32602)",
+        "rejected.lua",
+        lambda c: ["long-id", '"code":-32602&&message.messageId'],
+        baseline="bare-json",
+    ),
+    Case(
         "sdk-card",
         "a2a-sdk: agent card (200)",
         "get.lua",
@@ -151,7 +165,7 @@ WORKER_CASES = {
     "stream-redis": "Streaming delay, worker event → SSE client, Redis notifier",
 }
 BASELINES = ("bare-json", "bare-insert")
-SMOKE_CASES = ["card", "send"]
+SMOKE_CASES = ["card", "send", "reject-deep"]
 SMOKE_SERVERS = ["uvicorn", "gunicorn-gthread"]
 GROUPS = {
     "http": [c.name for c in CASES if c.app == "bench"],

@@ -42,6 +42,7 @@ from bench.cases import (
     DEEP_OFFSET,
     GROUPS,
     LONG_HISTORY,
+    SMOKE_CASES,
     SMOKE_SERVERS,
     WORKER_CASES,
     Case,
@@ -656,7 +657,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.report is None and not smoke:
         args.report = str(REPORT)
     names: list[str] = []
-    for item in (args.cases or ("card,send" if smoke else "all")).split(","):
+    for item in (args.cases or (",".join(SMOKE_CASES) if smoke else "all")).split(","):
         item = item.strip()
         if not item:
             continue

@@ -580,8 +580,8 @@ class TestTasks:
     def test_cancel_is_cancelled_with_two_ls(self, client, body):
         task = new_task(client, "input wait")
         path = f"{V03}/tasks/{task['id']}:cancel"
-        if body is None:
-            response = client.generic("POST", path)
+        if body is None:  # no body (a Content-Type is required: tests/test_input_limits.py)
+            response = client.generic("POST", path, CONTENT_TYPE="application/json")
         else:
             response = client.post(path, body, content_type="application/json")
         canceled = ok(response)

@@ -137,7 +137,18 @@ class MethodNotAllowedError(A2AError):
 def json_response(
     payload: Any, *, status: int = 200, content_type: str = "application/json"
 ) -> HttpResponse:
-    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+    """``payload`` as strict JSON (never ``NaN``), UTF-8.
+
+    Input with lone surrogates is refused when it is decoded, but an answer may still hold
+    one (site code's, or an error echoing what it was given): such a string has no UTF-8
+    form, so the answer is written with every non-ASCII character escaped, which any
+    JSON reader reads back as the same string.
+    """
+    try:
+        text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        body = text.encode()
+    except UnicodeEncodeError:
+        body = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode()
     return HttpResponse(body, status=status, content_type=content_type)
 
 

@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from a2a_app.bindings import http, operations, sse
+from a2a_app.conf import a2a_settings
 from a2a_app.core import streams
 from a2a_app.protocol import jsonrpc_envelope as envelope
 from a2a_app.protocol.errors import (
@@ -55,7 +56,7 @@ def jsonrpc(request: HttpRequest) -> HttpResponse:
             raise PostOnlyError(headers={"Allow": "POST"})
         body = http.read_body(request)
         http.check_media_type(request)
-        call = envelope.parse_request(body)
+        call = envelope.parse_request(body, max_depth=a2a_settings.MAX_JSON_DEPTH)
         request_id = call.id
         method = operations.find_jsonrpc(call.method)
         if method is None:

@@ -17,6 +17,7 @@ from a2a_app.bindings.card import base_url
 from a2a_app.bindings.security import security_requirements, security_schemes
 from a2a_app.protocol.types import TaskState
 from a2a_app.protocol.v03.card import requirements_to_v03, scheme_to_v03
+from a2a_app.protocol.wire import INT32_MAX, MAX_AUTH_SCHEME_LENGTH, MAX_ID_LENGTH
 
 JSON = dict[str, Any]
 
@@ -26,8 +27,28 @@ def _ref(name: str) -> JSON:
 
 
 STATES = [s.value for s in TaskState if s is not TaskState.UNSPECIFIED]
-STRING, INTEGER, OBJECT = {"type": "string"}, {"type": "integer"}, {"type": "object"}
+# No string may hold U+0000 (PostgreSQL cannot store it): refused before parsing.
+NO_NUL = "^[^\\u0000]*$"
+STRING, INTEGER = {"type": "string", "pattern": NO_NUL}, {"type": "integer"}
+#: Any JSON value a request may carry (google.protobuf.Value): strings and keys without
+#: U+0000. Numbers are doubles; nesting is limited by MAX_JSON_DEPTH.
+VALUE = {"$ref": "#/components/schemas/Value"}
+#: Free-form objects (metadata), and what every object may hold beyond its known fields
+#: (unknown fields are ignored, but must still be storable).
+FREE_FORM = {"propertyNames": {"pattern": NO_NUL}, "additionalProperties": VALUE}
+OBJECT = {"type": "object", **FREE_FORM}
 STRINGS = {"type": "array", "items": STRING}
+#: An id a client chooses (task, context, message, push config): as long as its column.
+ID = {"type": "string", "pattern": NO_NUL, "maxLength": MAX_ID_LENGTH}
+IDS = {"type": "array", "items": ID}
+#: Standard or URL-safe base64, padded or not (what ``wire.normalize_base64`` reads).
+BASE64 = {
+    "type": "string",
+    "contentEncoding": "base64",
+    "pattern": "^\\s*(?:[A-Za-z0-9+/_-]{4})*"
+    "(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?\\s*$",
+}
+HISTORY_LENGTH = {"type": "integer", "minimum": 0, "maximum": INT32_MAX}
 
 
 def _array(items: JSON) -> JSON:
@@ -35,7 +56,7 @@ def _array(items: JSON) -> JSON:
 
 
 def _object(properties: JSON, required: tuple[str, ...] = (), **extra: Any) -> JSON:
-    schema: JSON = {"type": "object", **extra}
+    schema: JSON = {"type": "object", **FREE_FORM, **extra}
     if required:
         schema["required"] = list(required)
     schema["properties"] = properties
@@ -48,12 +69,20 @@ def _part_choice(member: str) -> JSON:
 
 
 SCHEMAS: JSON = {
+    "Value": {
+        "anyOf": [
+            {"type": ["null", "boolean", "number"]},
+            STRING,
+            {"type": "array", "items": VALUE},
+            OBJECT,
+        ]
+    },
     "Part": _object(
         {
             "text": STRING,
-            "raw": {"type": "string", "contentEncoding": "base64"},
+            "raw": BASE64,
             "url": STRING,
-            "data": {},
+            "data": VALUE,
             "mediaType": STRING,
             "filename": STRING,
             "metadata": OBJECT,
@@ -63,20 +92,20 @@ SCHEMAS: JSON = {
     ),
     "Message": _object(
         {
-            "messageId": {"type": "string", "minLength": 1},
+            "messageId": {**ID, "minLength": 1},
             "role": {"type": "string", "enum": ["ROLE_USER", "ROLE_AGENT"]},
             "parts": {"type": "array", "minItems": 1, "items": _ref("Part")},
-            "contextId": STRING,
-            "taskId": STRING,
+            "contextId": ID,
+            "taskId": ID,
             "metadata": OBJECT,
             "extensions": STRINGS,
-            "referenceTaskIds": STRINGS,
+            "referenceTaskIds": IDS,
         },
         ("messageId", "role", "parts"),
     ),
     "Artifact": _object(
         {
-            "artifactId": STRING,
+            "artifactId": ID,
             "name": STRING,
             "description": STRING,
             "parts": _array(_ref("Part")),
@@ -103,13 +132,25 @@ SCHEMAS: JSON = {
         },
         ("id", "status"),
     ),
-    "AuthenticationInfo": _object({"scheme": STRING, "credentials": STRING}, ("scheme",)),
+    "AuthenticationInfo": _object(
+        {
+            # An HTTP auth scheme token (RFC 9110), as long as its column.
+            "scheme": {
+                "type": "string",
+                "pattern": "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$",
+                "maxLength": MAX_AUTH_SCHEME_LENGTH,
+            },
+            "credentials": {"type": "string", "pattern": "^[^\\u0000\\r\\n]*$"},
+        },
+        ("scheme",),
+    ),
     "TaskPushNotificationConfig": _object(
         {
-            "id": STRING,
-            "taskId": STRING,
-            "url": STRING,
-            "token": STRING,
+            "id": ID,
+            "taskId": ID,
+            # A URL the webhook policy (SSRF guard) lets through: https, a public address.
+            "url": {"type": "string", "format": "uri", "minLength": 1, "maxLength": 2048},
+            "token": {"type": "string", "pattern": "^[^\\u0000\\r\\n]*$"},
             "authentication": _ref("AuthenticationInfo"),
         },
         ("url",),
@@ -117,14 +158,18 @@ SCHEMAS: JSON = {
     "SendMessageConfiguration": _object(
         {
             "acceptedOutputModes": STRINGS,
-            "historyLength": {"type": "integer", "minimum": 0},
+            "historyLength": HISTORY_LENGTH,
             "returnImmediately": {"type": "boolean"},
             "taskPushNotificationConfig": _ref("TaskPushNotificationConfig"),
         }
     ),
     "SendMessageRequest": _object(
         {
-            "message": _ref("Message"),
+            # A client sends only its own messages.
+            "message": {
+                "allOf": [_ref("Message")],
+                "properties": {"role": {"type": "string", "enum": ["ROLE_USER"]}},
+            },
             "configuration": _ref("SendMessageConfiguration"),
             "metadata": OBJECT,
         },
@@ -166,8 +211,8 @@ SCHEMAS: JSON = {
 MEDIA = ("application/json", "application/a2a+json")
 
 
-def _body(schema: str, *, required: bool = True) -> JSON:
-    return {"required": required, "content": {m: {"schema": _ref(schema)} for m in MEDIA}}
+def _body(schema: str) -> JSON:
+    return {"required": True, "content": {m: {"schema": _ref(schema)} for m in MEDIA}}
 
 
 def _ok(schema: str | None, description: str = "OK") -> JSON:
@@ -212,7 +257,7 @@ def _op(
 
 
 def _path_param(name: str) -> JSON:
-    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+    return {"name": name, "in": "path", "required": True, "schema": ID}
 
 
 def _query(name: str, schema: JSON) -> JSON:
@@ -222,13 +267,13 @@ def _query(name: str, schema: JSON) -> JSON:
 def paths() -> JSON:
     """The REST routes, relative to the HTTP+JSON interface URL (``/a2a/rest``)."""
     task, config, task_id = _path_param("id"), _path_param("id"), _path_param("taskId")
-    history = _query("historyLength", {"type": "integer", "minimum": 0})
+    history = _query("historyLength", HISTORY_LENGTH)
     page_size = _query("pageSize", {"type": "integer", "minimum": 1, "maximum": 100})
-    page_token = _query("pageToken", {"type": "string"})
+    page_token = _query("pageToken", STRING)
     send, stream = _body("SendMessageRequest"), _sse("StreamResponse events")
     subscribed = _sse("A Task snapshot, then StreamResponse events")
     listing = [
-        _query("contextId", {"type": "string"}),
+        _query("contextId", ID),
         _query("status", {"type": "string", "enum": STATES}),
         page_size,
         page_token,
@@ -254,8 +299,9 @@ def paths() -> JSON:
         },
         "/tasks/{id}": {"get": _op("GetTask", "Get a task", _ok("Task"), [task, history])},
         "/tasks/{id}:cancel": {
+            # Required: a POST that changes state needs a JSON media type ({} will do).
             "post": _op("CancelTask", "Cancel a task", _ok("Task"), [task],
-                        _body("CancelTaskRequest", required=False)),
+                        _body("CancelTaskRequest")),
         },
         "/tasks/{id}:subscribe": {
             method: _op(f"SubscribeToTask{method.title()}",

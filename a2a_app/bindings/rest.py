@@ -10,7 +10,6 @@ data lines are bare ``StreamResponse`` objects.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -22,17 +21,18 @@ from django.views.decorators.csrf import csrf_exempt
 from a2a_app.bindings import http, operations, sse
 from a2a_app.bindings.http import JSON_MEDIA_TYPES, MethodNotAllowedError, UnsupportedMediaTypeError
 from a2a_app.bindings.operations import Method
+from a2a_app.conf import a2a_settings
 from a2a_app.core import streams
 from a2a_app.protocol.errors import (
     A2AError,
     InternalError,
     InvalidParamsError,
     InvalidRequestError,
-    JSONParseError,
     MethodNotFoundError,
 )
 from a2a_app.protocol.v03 import rest as v03_rest
 from a2a_app.protocol.versions import negotiate
+from a2a_app.protocol.wire import decode_json
 
 logger = logging.getLogger("a2a_app")
 
@@ -58,21 +58,26 @@ def error_response(request: HttpRequest, error: A2AError) -> HttpResponse:
 
 
 def json_body(request: HttpRequest, *, optional: bool = False) -> JSON:
+    """The JSON object a state-changing POST carries (``optional``: or nothing at all).
+
+    The media type is checked first, even for an empty body: an HTML form on another
+    site can POST ``application/x-www-form-urlencoded``, ``multipart/form-data`` or
+    ``text/plain`` (a browser's "simple" requests, sent without asking the site first)
+    but never ``application/json``, so requiring it keeps a cross-site form from
+    cancelling a task on a signed-in browser's behalf.
+    """
     body = http.read_body(request)
-    if not body.strip():
-        if optional:
-            return {}
-        raise InvalidRequestError("A JSON request body is required")
     if (request.content_type or "").lower() not in JSON_MEDIA_TYPES:
         shown = request.META.get("CONTENT_TYPE") or "none"
         raise UnsupportedMediaTypeError(
             f"Content-Type must be application/json or application/a2a+json (got {shown})",
             metadata={"contentType": shown},
         )
-    try:
-        payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise JSONParseError("The request body is not valid JSON") from None
+    if not body.strip():
+        if optional:
+            return {}
+        raise InvalidRequestError("A JSON request body is required")
+    payload = decode_json(body, max_depth=a2a_settings.MAX_JSON_DEPTH)
     if payload is None and optional:
         return {}
     if not isinstance(payload, dict):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
-from a2a_app.protocol.errors import A2AError, InvalidRequestError, JSONParseError
+from a2a_app.protocol.errors import A2AError, InvalidRequestError
+from a2a_app.protocol.wire import DEFAULT_MAX_JSON_DEPTH, decode_json
 
 RequestId = str | int | float | None
 
@@ -18,17 +19,14 @@ class JsonRpcRequest:
     params: dict[str, Any]
 
 
-def parse_request(body: bytes) -> JsonRpcRequest:
-    """Decode and validate one JSON-RPC request.
+def parse_request(body: bytes, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> JsonRpcRequest:
+    """Decode (:func:`~a2a_app.protocol.wire.decode_json`) and validate one JSON-RPC request.
 
     Raises :class:`JSONParseError` or :class:`InvalidRequestError`; the error's
     ``request_id`` attribute carries the id when it could be read, so the response
     can echo it.
     """
-    try:
-        payload = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        raise JSONParseError() from None
+    payload = decode_json(body, max_depth=max_depth)
     if isinstance(payload, list):
         # A2A does not define batches (spec reference §2.2).
         raise InvalidRequestError("Batch requests are not supported")
@@ -59,7 +57,10 @@ def parse_request(body: bytes) -> JsonRpcRequest:
 
 
 def _valid_id(value: Any) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (str, int, float))
+    """An id the response can echo: a string or a finite number (never NaN: not JSON)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return not isinstance(value, bool) and isinstance(value, (str, int))
 
 
 def result_response(request_id: RequestId, result: Any) -> dict[str, Any]:

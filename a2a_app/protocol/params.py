@@ -18,7 +18,13 @@ from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.types import Message, Role, TaskState, parse_task_state
-from a2a_app.protocol.wire import INT32_MAX, JSON, join, parse_timestamp
+from a2a_app.protocol.wire import (
+    INT32_MAX,
+    JSON,
+    MAX_AUTH_SCHEME_LENGTH,
+    join,
+    parse_timestamp,
+)
 from a2a_app.protocol.wire import PROTOJSON as FIELDS
 
 
@@ -89,7 +95,7 @@ class GetTaskRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> GetTaskRequest:
         return cls(
-            id=FIELDS.read_str(params, "id", "", required=True),
+            id=FIELDS.read_id(params, "id", "", required=True),
             history_length=FIELDS.read_int(
                 params, "historyLength", "", minimum=0, maximum=INT32_MAX
             ),
@@ -115,7 +121,7 @@ class ListTasksRequest:
         after = FIELDS.get(params, "statusTimestampAfter")
         page_size = FIELDS.read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE)
         return cls(
-            context_id=FIELDS.read_str(params, "contextId", "") or "",
+            context_id=FIELDS.read_id(params, "contextId", "") or "",
             status=_read_task_state(params, "status", ""),
             page_size=DEFAULT_PAGE_SIZE if page_size is None else page_size,
             page_token=FIELDS.read_str(params, "pageToken", "") or "",
@@ -139,7 +145,7 @@ class TaskIdRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> TaskIdRequest:
         return cls(
-            id=FIELDS.read_str(params, "id", "", required=True),
+            id=FIELDS.read_id(params, "id", "", required=True),
             metadata=FIELDS.read_object(params, "metadata", "") or {},
         )
 
@@ -171,6 +177,11 @@ class PushNotificationConfig:
                 raise InvalidParamsError.for_field(
                     join(auth_path, "scheme"), "must be an HTTP auth scheme such as Bearer"
                 )
+            if len(scheme) > MAX_AUTH_SCHEME_LENGTH:
+                raise InvalidParamsError.for_field(
+                    join(auth_path, "scheme"),
+                    f"must be at most {MAX_AUTH_SCHEME_LENGTH} characters long",
+                )
         if any(c in credentials for c in "\r\n"):
             raise InvalidParamsError.for_field(
                 join(auth_path, "credentials"), "must not contain line breaks"
@@ -180,8 +191,8 @@ class PushNotificationConfig:
             raise InvalidParamsError.for_field(join(path, "token"), "must not contain line breaks")
         return cls(
             url=FIELDS.read_str(obj, "url", path, required=True),
-            task_id=FIELDS.read_str(obj, "taskId", path, required=task_id_required) or "",
-            id=FIELDS.read_str(obj, "id", path) or "",
+            task_id=FIELDS.read_id(obj, "taskId", path, required=task_id_required) or "",
+            id=FIELDS.read_id(obj, "id", path) or "",
             token=token,
             auth_scheme=scheme,
             credentials=credentials,
@@ -198,16 +209,16 @@ class PushConfigIdRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> PushConfigIdRequest:
         return cls(
-            task_id=FIELDS.read_str(params, "taskId", "", required=True),
-            id=FIELDS.read_str(params, "id", "", required=True),
+            task_id=FIELDS.read_id(params, "taskId", "", required=True),
+            id=FIELDS.read_id(params, "id", "", required=True),
         )
 
     @classmethod
     def from_wire_optional_id(cls, params: JSON) -> PushConfigIdRequest:
         """v0.3's get may leave out the config id."""
         return cls(
-            task_id=FIELDS.read_str(params, "taskId", "", required=True),
-            id=FIELDS.read_str(params, "id", "") or "",
+            task_id=FIELDS.read_id(params, "taskId", "", required=True),
+            id=FIELDS.read_id(params, "id", "") or "",
         )
 
 
@@ -220,7 +231,7 @@ class ListPushConfigsRequest:
     @classmethod
     def from_wire(cls, params: JSON) -> ListPushConfigsRequest:
         return cls(
-            task_id=FIELDS.read_str(params, "taskId", "", required=True),
+            task_id=FIELDS.read_id(params, "taskId", "", required=True),
             page_size=FIELDS.read_int(params, "pageSize", "", minimum=1, maximum=MAX_PAGE_SIZE),
             page_token=FIELDS.read_str(params, "pageToken", "") or "",
         )

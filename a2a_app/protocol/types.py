@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
-from a2a_app.protocol.wire import JSON, enum_name, join, normalize_base64, parse_enum
+from a2a_app.protocol.wire import (
+    JSON,
+    MAX_ID_LENGTH,
+    enum_name,
+    join,
+    normalize_base64,
+    parse_enum,
+)
 from a2a_app.protocol.wire import PROTOJSON as FIELDS
 
 #: The v1.0 operations (method names), as API-key scopes name them.
@@ -184,14 +191,17 @@ class Message(_Extensible):
         if role is None or role == Role.UNSPECIFIED:
             raise InvalidParamsError.for_field(role_path, "must be ROLE_USER or ROLE_AGENT")
         return cls(
-            message_id=FIELDS.read_str(obj, "messageId", path, required=True),
+            message_id=FIELDS.read_id(obj, "messageId", path, required=True),
             role=Role(role),
             parts=FIELDS.read_parts(obj, "parts", path, Part.from_wire),
-            context_id=FIELDS.read_str(obj, "contextId", path) or "",
-            task_id=FIELDS.read_str(obj, "taskId", path) or "",
+            context_id=FIELDS.read_id(obj, "contextId", path) or "",
+            task_id=FIELDS.read_id(obj, "taskId", path) or "",
             metadata=FIELDS.read_object(obj, "metadata", path) or {},
             extensions=FIELDS.read_str_list(obj, "extensions", path) or [],
-            reference_task_ids=FIELDS.read_str_list(obj, "referenceTaskIds", path) or [],
+            reference_task_ids=FIELDS.read_str_list(
+                obj, "referenceTaskIds", path, max_length=MAX_ID_LENGTH
+            )
+            or [],
         )
 
     def to_wire(self) -> JSON:
@@ -221,7 +231,7 @@ class Artifact(_Extensible):
     def from_wire(cls, obj: Any, path: str = "artifact") -> Artifact:
         obj = FIELDS.require_object(obj, path)
         return cls(
-            artifact_id=FIELDS.read_str(obj, "artifactId", path, required=True),
+            artifact_id=FIELDS.read_id(obj, "artifactId", path, required=True),
             parts=FIELDS.read_parts(obj, "parts", path, Part.from_wire),
             name=FIELDS.read_str(obj, "name", path) or "",
             description=FIELDS.read_str(obj, "description", path) or "",

@@ -12,8 +12,9 @@ found, what an error calls it and whether ProtoJSON's defaults apply:
 
 Paths name an object (``""`` for the request's top level, ``message.parts[0]``); a field's
 path is :func:`join` of its object's path and its name. Also here: the list-of-parts reader
-every dialect's message and artifact use, and the values that need more than a type check:
-ProtoJSON enums, timestamps and base64.
+every dialect's message and artifact use, the values that need more than a type check:
+ProtoJSON enums, timestamps and base64, and :func:`decode_json`, the one way a request body
+becomes Python values, with the limits every reader after it relies on.
 
 This module imports nothing from Django, nor anything outside the protocol package.
 """
@@ -22,23 +23,45 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from a2a_app.protocol.errors import InvalidParamsError
+from a2a_app.protocol.errors import InvalidParamsError, JSONParseError
 
 JSON = dict[str, Any]
 
 INT32_MAX = 2**31 - 1
+#: The longest id a client may choose (task, context, message, artifact, push config): the
+#: width of the columns that store them.
+MAX_ID_LENGTH = 200
+#: How deep :func:`decode_json` lets objects and arrays nest unless told otherwise (the
+#: ``MAX_JSON_DEPTH`` setting's default).
+DEFAULT_MAX_JSON_DEPTH = 64
+#: The longest HTTP auth scheme a push config may name (its column's width).
+MAX_AUTH_SCHEME_LENGTH = 50
+#: The longest number literal :func:`decode_json` reads. Far past what a proto field (int64,
+#: double) or a JSON reader in another language holds, and far below the length where
+#: Python's int-from-text conversion turns quadratic (its own guard, ``sys.int_info``'s
+#: 4,300 digits, can be switched off by the site, so it is not relied on).
+MAX_NUMBER_LENGTH = 100
+#: The most digits a numeric string read as an integer may have (int64 has 19).
+_MAX_NUMERIC_STRING_DIGITS = 20
 
 #: Reads one part of a message or artifact: ``(the part, its path) -> the part read``.
 PartReader = Callable[[Any, str], Any]
 
 _CAMEL_RE = re.compile(r"(?<!^)(?=[A-Z])")
-_DECIMAL_RE = re.compile(r"-?\d+")
+# ASCII digits only: ``\d`` and int() would also take other scripts' digits.
+_DECIMAL_RE = re.compile(r"-?[0-9]+")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+# How a surrogate gets into a decoded string: a \u escape (UTF-8 cannot carry one, so
+# decoding refuses a raw one). Valid pairs match too; only then is every string looked at.
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def join(path: str, name: str) -> str:
@@ -125,6 +148,20 @@ class Dialect:
             raise InvalidParamsError.for_field(where, "must be a string")
         return value
 
+    def read_id(self, obj: JSON, name: str, path: str, *, required: bool = False) -> str | None:
+        """A string a client chose to name something: at most :data:`MAX_ID_LENGTH` long,
+        and no U+0000 (a REST path can carry one; PostgreSQL cannot even compare it)."""
+        value = self.read_str(obj, name, path, required=required)
+        if value is None:
+            return None
+        if len(value) > MAX_ID_LENGTH:
+            problem = f"must be at most {MAX_ID_LENGTH} characters long"
+        elif "\x00" in value:
+            problem = "must not contain NUL characters"
+        else:
+            return value
+        raise InvalidParamsError.for_field(self.field(obj, name, path)[1], problem)
+
     def read_bool(self, obj: JSON, name: str, path: str) -> bool | None:
         value, where = self.field(obj, name, path)
         if value is not None and not isinstance(value, bool):
@@ -144,6 +181,11 @@ class Dialect:
         if value is None:
             return None
         if self.numeric_strings and isinstance(value, str) and _DECIMAL_RE.fullmatch(value.strip()):
+            if len(value.strip().lstrip("-")) > _MAX_NUMERIC_STRING_DIGITS:
+                raise InvalidParamsError.for_field(where, "is out of range")
+            value = int(value)
+        if isinstance(value, float) and value.is_integer():
+            # 2.0 is an integer to JSON (and JSON Schema, and protobuf's JSON reader)
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise InvalidParamsError.for_field(where, "must be an integer")
@@ -163,12 +205,20 @@ class Dialect:
             raise InvalidParamsError.for_field(where, "must be a list")
         return value
 
-    def read_str_list(self, obj: JSON, name: str, path: str) -> list[str] | None:
+    def read_str_list(
+        self, obj: JSON, name: str, path: str, *, max_length: int | None = None
+    ) -> list[str] | None:
+        """A list of strings, each at most ``max_length`` long (None: any length)."""
         value, where = self.field(obj, name, path)
         if value is not None and (
             not isinstance(value, list) or not all(isinstance(v, str) for v in value)
         ):
             raise InvalidParamsError.for_field(where, "must be a list of strings")
+        for i, item in enumerate(value or ()):
+            if max_length is not None and len(item) > max_length:
+                raise InvalidParamsError.for_field(
+                    f"{where}[{i}]", f"must be at most {max_length} characters long"
+                )
         return None if self.empty_is_unset and value == [] else value
 
     def read_parts(
@@ -249,3 +299,93 @@ def normalize_base64(value: Any, path: str) -> str:
         return base64.b64encode(base64.b64decode(text, validate=True)).decode("ascii")
     except (binascii.Error, ValueError):
         raise InvalidParamsError.for_field(path, "is not valid base64") from None
+
+
+# --- JSON text ---------------------------------------------------------------------------------
+
+
+def _refuse_constant(name: str) -> Any:
+    raise JSONParseError(f"{name} is not a JSON value")
+
+
+def _read_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_LENGTH:
+        raise JSONParseError(f"Numbers must be at most {MAX_NUMBER_LENGTH} characters long")
+    return int(text)
+
+
+def _read_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_LENGTH:
+        raise JSONParseError(f"Numbers must be at most {MAX_NUMBER_LENGTH} characters long")
+    value = float(text)
+    if not math.isfinite(value):  # 1e400: no JSON writer could send it back
+        raise JSONParseError(f"The number {text} is out of range")
+    return value
+
+
+def decode_json(body: bytes, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Any:
+    """A request body as Python values, or :class:`JSONParseError` saying what is wrong.
+
+    Stricter than :func:`json.loads`, within the limits RFC 8259 §9 lets a parser set:
+    UTF-8 only; no ``NaN``/``Infinity`` (not JSON) nor numbers that overflow a double or
+    are longer than :data:`MAX_NUMBER_LENGTH`; no lone surrogates (``"\\ud800"``: no
+    UTF-8 text can hold them, so neither the database nor a response could); objects and
+    arrays nested at most ``max_depth`` deep. Whatever this returns can be stored as JSON
+    and written back as JSON.
+    """
+    try:
+        text = body.decode("utf-8")
+        value = json.loads(
+            text, parse_constant=_refuse_constant, parse_int=_read_int, parse_float=_read_float
+        )
+    except RecursionError:  # deeper than the C parser goes: far past max_depth
+        raise JSONParseError(_too_deep(max_depth)) from None
+    except (ValueError, UnicodeDecodeError):
+        raise JSONParseError() from None
+    _check_decoded(text, value, max_depth)
+    return value
+
+
+def _too_deep(max_depth: int) -> str:
+    return f"JSON objects and arrays must be nested at most {max_depth} levels deep"
+
+
+def _check_decoded(text: str, value: Any, max_depth: int) -> None:
+    """Depth and lone surrogates, without recursion (the value may be deep), and walking
+    the value only when the text says it may have either: most requests have neither."""
+    if _SURROGATE_ESCAPE_RE.search(text) and _has_lone_surrogate(value):
+        raise JSONParseError(
+            "JSON strings must not contain lone surrogates (an unpaired \\ud800-\\udfff)"
+        )
+    if text.count("[") + text.count("{") > max_depth:
+        _check_depth(value, max_depth)
+
+
+def _check_depth(value: Any, max_depth: int) -> None:
+    """Level by level through the containers (scalars are not visited)."""
+    level = [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            raise JSONParseError(_too_deep(max_depth))
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if isinstance(item, dict) else item
+            below.extend(child for child in children if isinstance(child, dict | list))
+        level = below
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE_RE.search(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
