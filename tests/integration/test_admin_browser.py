@@ -1,0 +1,114 @@
+"""The API-key pages of the admin in a real headless browser (Debian's Chromium, driven by
+Playwright): a site owner issues a key, sees it once, never again, and revokes it.
+
+Screenshots go to ``A2A_SCREENSHOTS`` when it names a folder (docs/screenshots holds the
+committed ones), else to the test's temporary folder. Without Chromium the tests skip on a
+developer machine and fail in CI (.ci/run installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import requests
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+KEY_PATTERN = re.compile(r"a2a_[0-9a-f]{8}_[A-Za-z0-9_-]{20,}")
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def browser_page(monkeypatch):
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI: Chromium is required for the browser tests (.ci/run installs it)")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls the test makes
+    # between page actions are plain synchronous ones.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        yield page
+        browser.close()
+
+
+@pytest.fixture
+def shots(tmp_path) -> Path:
+    folder = Path(os.environ.get("A2A_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def call(live_server, key: str) -> int:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {}}
+    response = requests.post(
+        f"{live_server.url}/a2a/jsonrpc",
+        data=json.dumps(body),
+        headers={"Content-Type": "application/json", "X-API-Key": key},
+        timeout=10,
+    )
+    return response.status_code
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_key_is_issued_shown_once_and_revoked(live_server, browser_page, shots) -> None:
+    from django.contrib.auth.models import User
+
+    from a2a_app.models import ApiKey
+
+    User.objects.create_superuser("owner", "owner@example.com", "a-long-password-1")
+    agent = User.objects.create_user("partner-agent")
+    page = browser_page
+
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/a2a_app/apikey/add/")
+    page.fill("#id_username", "owner")
+    page.fill("#id_password", "a-long-password-1")
+    page.click("input[type=submit]")
+    page.fill("#id_name", "Booking partner")
+    page.select_option("#id_user", str(agent.pk))
+    page.fill("#id_scopes", '["operation:SendMessage", "operation:GetTask"]')
+    page.click("input[name=_save]")
+
+    message = page.locator(".messagelist").inner_text()
+    found = KEY_PATTERN.search(message)
+    assert found, message
+    key = found.group(0)
+    page.screenshot(path=str(shots / "admin-api-key-issued.png"), full_page=True)
+
+    issued = ApiKey.objects.get()
+    assert key.startswith(issued.prefix) and key not in (issued.digest, issued.prefix)
+    assert issued.scopes == ["operation:SendMessage", "operation:GetTask"]
+    # The key works, within its scopes.
+    assert call(live_server, key) == 403  # ListTasks is not among them
+    body = {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "nope"}}
+    answer = requests.post(
+        f"{live_server.url}/a2a/jsonrpc",
+        data=json.dumps(body),
+        headers={"Content-Type": "application/json", "X-API-Key": key},
+        timeout=10,
+    )
+    assert answer.json()["error"]["code"] == -32001  # authenticated: the task is unknown
+
+    # Never shown again: not in the list, not on the key's page.
+    page.goto(f"{live_server.url}/admin/a2a_app/apikey/")
+    assert issued.prefix in page.content() and key not in page.content()
+    page.goto(f"{live_server.url}/admin/a2a_app/apikey/{issued.pk}/change/")
+    assert key not in page.content() and issued.digest not in page.content()
+    page.screenshot(path=str(shots / "admin-api-key-change.png"), full_page=True)
+
+    # Revoked from the list: the key stops working at once.
+    page.goto(f"{live_server.url}/admin/a2a_app/apikey/")
+    page.check(f"input[name=_selected_action][value='{issued.pk}']")
+    page.select_option("select[name=action]", "revoke")
+    page.click("button[name=index]")
+    assert "Revoked 1 key" in page.locator(".messagelist").inner_text()
+    page.screenshot(path=str(shots / "admin-api-key-revoked.png"), full_page=True)
+    assert call(live_server, key) == 401
