@@ -1,9 +1,11 @@
-"""A retried SendMessage (same caller, same messageId) answers with the task of the first
-send and runs nothing again: new tasks, follow-ups, background tasks, streams, and two
-identical sends racing each other (spec reference §3.3.1: agents may deduplicate)."""
+"""A retried SendMessage (same signed-in caller, same messageId) answers with the task of
+the first send and runs nothing again: new tasks, follow-ups, background tasks, streams,
+and two identical sends racing each other (spec reference §3.3.1: agents may deduplicate).
+Anonymous callers share one scope, so their messageIds are not deduplicated."""
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
 import uuid
@@ -13,7 +15,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
-from a2a_app.caller import ANONYMOUS, Caller
+from a2a_app.caller import Caller
 from a2a_app.core import sending, streams
 from a2a_app.models import Task, TaskMessage
 from a2a_app.protocol.params import SendMessageRequest
@@ -23,6 +25,22 @@ from tests.support import Later, error_of, violated_fields
 pytestmark = pytest.mark.django_db
 
 INVALID_PARAMS = -32602
+
+
+@pytest.fixture
+def retrier(django_user_model) -> Caller:
+    return Caller(user=django_user_model.objects.create_user("retrier", password="retrier-pw"))
+
+
+@pytest.fixture
+def signed_rpc(rpc, retrier):
+    """The ``rpc`` fixture, signed in as ``retrier`` (HTTP Basic)."""
+    token = base64.b64encode(b"retrier:retrier-pw").decode()
+
+    def call(method: str, params: Any = None, **kwargs: Any) -> Any:
+        return rpc(method, params, headers={"Authorization": f"Basic {token}"}, **kwargs)
+
+    return call
 
 
 def counting(reply: Any = None) -> tuple[list[str], Any]:
@@ -38,12 +56,12 @@ def counting(reply: Any = None) -> tuple[list[str], Any]:
     return calls, handler
 
 
-def test_the_same_new_message_twice_makes_one_task_and_one_run(rpc, install):
+def test_the_same_new_message_twice_makes_one_task_and_one_run(signed_rpc, install):
     calls, handler = counting()
     install(handler)
     message = user_message("book a table")
-    first = rpc("SendMessage", {"message": message})["result"]["task"]
-    again = rpc("SendMessage", {"message": message})["result"]["task"]
+    first = signed_rpc("SendMessage", {"message": message})["result"]["task"]
+    again = signed_rpc("SendMessage", {"message": message})["result"]["task"]
     assert again["id"] == first["id"]
     assert again["status"]["state"] == "TASK_STATE_COMPLETED"
     assert again["artifacts"] == first["artifacts"]
@@ -52,23 +70,23 @@ def test_the_same_new_message_twice_makes_one_task_and_one_run(rpc, install):
     assert TaskMessage.objects.filter(message_id=message["messageId"]).count() == 1
 
 
-def test_a_retry_answers_with_the_task_as_it_is_now(rpc, install):
+def test_a_retry_answers_with_the_task_as_it_is_now(signed_rpc, install):
     _, handler = counting(lambda ctx: ctx.ask("For how many?", missing=["guests"]))
     install(handler)
     message = user_message("book a table")
-    task = rpc("SendMessage", {"message": message})["result"]["task"]
+    task = signed_rpc("SendMessage", {"message": message})["result"]["task"]
     Task.objects.filter(pk=task["id"]).update(state="TASK_STATE_CANCELED")
-    again = rpc("SendMessage", {"message": message})["result"]["task"]
+    again = signed_rpc("SendMessage", {"message": message})["result"]["task"]
     assert (again["id"], again["status"]["state"]) == (task["id"], "TASK_STATE_CANCELED")
 
 
-def test_other_content_under_a_used_message_id_is_invalid_params(rpc, install):
+def test_other_content_under_a_used_message_id_is_invalid_params(signed_rpc, install):
     calls, handler = counting()
     install(handler)
     message = user_message("book a table")
-    rpc("SendMessage", {"message": message})
+    signed_rpc("SendMessage", {"message": message})
     other = {**message, "parts": [{"text": "cancel my booking"}]}
-    error = error_of(rpc("SendMessage", {"message": other}), INVALID_PARAMS)
+    error = error_of(signed_rpc("SendMessage", {"message": other}), INVALID_PARAMS)
     assert "messageId" in error["message"]
     assert violated_fields(error) == ["message.messageId"]
     assert calls == ["book a table"]
@@ -88,7 +106,7 @@ def test_message_ids_are_per_caller(install):
     assert calls == ["book a table", "book a table"]
 
 
-def test_a_retried_follow_up_adds_no_turn(rpc, install):
+def test_a_retried_follow_up_adds_no_turn(signed_rpc, install):
     def ask_then_complete(ctx):
         if ctx.is_follow_up:
             return ctx.complete(f"booked: {ctx.text}")
@@ -96,24 +114,24 @@ def test_a_retried_follow_up_adds_no_turn(rpc, install):
 
     calls, handler = counting(ask_then_complete)
     install(handler)
-    task = rpc("SendMessage", {"message": user_message("book a table")})["result"]["task"]
+    task = signed_rpc("SendMessage", {"message": user_message("book a table")})["result"]["task"]
     follow_up = user_message("four", taskId=task["id"])
-    answer = rpc("SendMessage", {"message": follow_up})["result"]["task"]
+    answer = signed_rpc("SendMessage", {"message": follow_up})["result"]["task"]
     assert answer["status"]["state"] == "TASK_STATE_COMPLETED"
     messages = Task.objects.get(pk=task["id"]).message_count
     # The task is COMPLETED now: a new follow-up would be refused, a retry is answered.
-    again = rpc("SendMessage", {"message": follow_up})["result"]["task"]
+    again = signed_rpc("SendMessage", {"message": follow_up})["result"]["task"]
     assert (again["id"], again["status"]["state"]) == (task["id"], "TASK_STATE_COMPLETED")
     assert again["artifacts"] == answer["artifacts"]
     assert calls == ["book a table", "four"]
     assert Task.objects.get(pk=task["id"]).message_count == messages
     other = {**follow_up, "parts": [{"text": "five"}]}
-    error = error_of(rpc("SendMessage", {"message": other}), INVALID_PARAMS)
+    error = error_of(signed_rpc("SendMessage", {"message": other}), INVALID_PARAMS)
     assert violated_fields(error) == ["message.messageId"]
 
 
 def test_a_retried_background_send_is_enqueued_once(
-    rpc, install, dispatched, django_capture_on_commit_callbacks
+    signed_rpc, install, dispatched, django_capture_on_commit_callbacks
 ):
     calls, handler = counting()
     install(handler, background=True)
@@ -121,19 +139,19 @@ def test_a_retried_background_send_is_enqueued_once(
     configuration = {"returnImmediately": True}
     body = {"message": message, "configuration": configuration}
     with django_capture_on_commit_callbacks(execute=True):
-        first = rpc("SendMessage", body)["result"]["task"]
-        again = rpc("SendMessage", body)["result"]["task"]
+        first = signed_rpc("SendMessage", body)["result"]["task"]
+        again = signed_rpc("SendMessage", body)["result"]["task"]
     assert again["id"] == first["id"]
     assert dispatched.runs == [first["id"]]
     assert calls == []  # nothing ran here: the worker would run it, once
 
 
-def test_a_retried_streaming_send_streams_the_same_task(install):
+def test_a_retried_streaming_send_streams_the_same_task(install, retrier):
     calls, handler = counting(lambda ctx: ctx.ask("For how many?", missing=["guests"]))
     install(handler)
     body = {"message": user_message("book a table")}
-    first = sending.send_message(SendMessageRequest.from_wire(body), ANONYMOUS)["task"]
-    start = streams.start_send(SendMessageRequest.from_wire(body), ANONYMOUS)
+    first = sending.send_message(SendMessageRequest.from_wire(body), retrier)["task"]
+    start = streams.start_send(SendMessageRequest.from_wire(body), retrier)
     assert start.run is None  # nothing to run
     assert start.snapshot["task"]["id"] == first["id"]
     assert start.snapshot["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
@@ -145,7 +163,7 @@ def test_a_retried_streaming_send_streams_the_same_task(install):
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks of PostgreSQL")
 @pytest.mark.django_db(transaction=True)
-def test_two_identical_sends_racing_make_one_task(install):
+def test_two_identical_sends_racing_make_one_task(install, retrier):
     """Both pass the lookup before either commits; the unique constraint makes the second
     insert wait for the first and fail, and the second answers with the first's task.
     Its handler ran, but what it wrote and its on_commit side effects are rolled back."""
@@ -162,7 +180,7 @@ def test_two_identical_sends_racing_make_one_task(install):
     message = user_message("book a table", messageId=uuid.uuid4().hex)
 
     def send_once() -> dict:
-        return sending.send_message(SendMessageRequest.from_wire({"message": message}), ANONYMOUS)
+        return sending.send_message(SendMessageRequest.from_wire({"message": message}), retrier)
 
     racers = [Later(send_once, delay=0), Later(send_once, delay=0)]
     for racer in racers:
@@ -176,7 +194,7 @@ def test_two_identical_sends_racing_make_one_task(install):
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks of PostgreSQL")
 @pytest.mark.django_db(transaction=True)
-def test_two_identical_follow_ups_racing_make_one_turn(install):
+def test_two_identical_follow_ups_racing_make_one_turn(install, retrier):
     calls: list[str] = []
     lock = threading.Lock()
 
@@ -190,12 +208,12 @@ def test_two_identical_follow_ups_racing_make_one_turn(install):
 
     install(handler)
     first = {"message": user_message("book a table")}
-    task = sending.send_message(SendMessageRequest.from_wire(first), ANONYMOUS)["task"]
+    task = sending.send_message(SendMessageRequest.from_wire(first), retrier)["task"]
     follow_up = user_message("four", taskId=task["id"])
 
     def send_once() -> dict:
         request = SendMessageRequest.from_wire({"message": dict(follow_up)})
-        return sending.send_message(request, ANONYMOUS)
+        return sending.send_message(request, retrier)
 
     racers = [Later(send_once, delay=0), Later(send_once, delay=0.05)]
     for racer in racers:
@@ -207,3 +225,17 @@ def test_two_identical_follow_ups_racing_make_one_turn(install):
         TaskMessage.objects.filter(task_id=task["id"], message_id=follow_up["messageId"]).count()
         == 1
     )
+
+
+def test_anonymous_message_ids_are_not_deduplicated(rpc, install):
+    """Everyone anonymous shares one scope: a messageId cannot tell one client's retry from
+    another client's message, and answering with the first task would hand it over."""
+    calls, handler = counting()
+    install(handler)
+    message = user_message("book a table", messageId="m1")
+    first = rpc("SendMessage", {"message": message})["result"]["task"]
+    second = rpc("SendMessage", {"message": message})["result"]["task"]
+    other = rpc("SendMessage", {"message": {**message, "parts": [{"text": "menu"}]}})
+    assert first["id"] != second["id"] != other["result"]["task"]["id"]
+    assert calls == ["book a table", "book a table", "menu"]
+    assert Task.objects.filter(first_message_id="").count() == 3

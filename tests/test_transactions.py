@@ -94,8 +94,7 @@ def test_a_new_inline_task_is_one_statement_and_no_begin_or_commit(conformance_m
     send()  # the card, the catalogue and the connection are warm
     with wire() as sent:
         result = send()
-    # The retry lookup (is this messageId the caller's earlier task?), then the task.
-    assert commands(sent) == ["SELECT", BOUND], sent
+    assert commands(sent) == [BOUND], sent
     task = Task.objects.get(pk=result["task"]["id"])
     assert task.state == "TASK_STATE_COMPLETED"
     assert task.messages.count() == task.message_count >= 1
@@ -109,7 +108,7 @@ def test_the_task_write_is_prepared_once_it_repeats(conformance_mode):
         send()
     with wire() as sent:
         send()
-    assert commands(sent) == ["SELECT", BOUND]
+    assert commands(sent) == [BOUND]
     assert not [line for line in sent if "\tParse\t" in line], "planned again"
     binds = [line.split('"')[3] for line in sent if "\tBind\t" in line]
     assert len(binds) == 1 and binds[0], "not a named (prepared) statement"
@@ -126,9 +125,8 @@ def test_a_handler_that_writes_shares_the_task_transaction(install):
     CatalogChange.objects.filter(ident=99).delete()
     with wire() as sent:
         send()
-    # The retry lookup, then the handler's INSERT (Django binds it on the client) and the
-    # task's statement in one transaction.
-    assert commands(sent) == ["SELECT", "BEGIN", "INSERT", BOUND, "COMMIT"], sent
+    # The handler's INSERT (Django binds it on the client) and the task's statement.
+    assert commands(sent) == ["BEGIN", "INSERT", BOUND, "COMMIT"], sent
 
 
 def test_the_task_and_the_handlers_rows_roll_back_together(install, monkeypatch):

@@ -1,4 +1,4 @@
-"""A ``messageId`` is idempotent per caller: a retried SendMessage finds its first answer.
+"""A signed-in caller's ``messageId`` is idempotent: a retried send finds its first answer.
 
 A client that times out sends its message again. A new message (no ``taskId``) whose
 ``messageId`` the caller already sent is answered with the task the first send created
@@ -7,6 +7,11 @@ owner, so of two identical sends racing past the lookup only one stores its task
 :func:`once` answers the other with it). A follow-up whose ``messageId`` the task already
 has is answered likewise (:func:`is_retry_in`, under the task's row lock, from
 :func:`a2a_app.core.sending.plan`). Either way no skill runs again.
+
+Only for signed-in callers: every anonymous caller shares one scope, where a messageId
+cannot tell one client's retry from another client's message (answering with the first
+task would hand it to a stranger), and conformance suites reuse messageIds for new
+messages. An agent that needs idempotent retries calls with an API key.
 """
 
 from __future__ import annotations
@@ -53,6 +58,11 @@ def once(
         return replay(retried)
 
 
+def deduplicates(caller: Caller) -> bool:
+    """Are this caller's messageIds deduplicated? Only in a scope of its own."""
+    return caller.is_authenticated
+
+
 def find(request: SendMessageRequest, caller: Caller) -> Task | None:
     """The task this caller's earlier send of the same new message created, if any.
 
@@ -63,7 +73,7 @@ def find(request: SendMessageRequest, caller: Caller) -> Task | None:
     (:func:`once`).
     """
     message = request.message
-    if message.task_id or not message.message_id:
+    if message.task_id or not message.message_id or not deduplicates(caller):
         return None
     task = store.scoped_tasks(caller).filter(first_message_id=message.message_id).first()
     if task is not None:

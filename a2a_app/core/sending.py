@@ -9,7 +9,7 @@ vet a push config and build the task's change, unsaved. Then the task runs one w
   dispatcher after commit; a blocking send waits for it;
 * streamed (:mod:`a2a_app.core.streams`): inline in a thread, or in a worker.
 
-A ``messageId`` is idempotent per caller: a client that sends the same message again
+A signed-in caller's ``messageId`` is idempotent: a client that sends the same message again
 (it retries after a timeout) gets the task its first send made, as it is now, and no
 skill runs again (:mod:`a2a_app.core.retries`).
 
@@ -104,7 +104,7 @@ def plan(
     if message.task_id:
         task = store.get_task(message.task_id, caller, for_update=True)
         # Under the row lock: of two identical follow-ups, the second sees the first's.
-        if retries.is_retry_in(task, message):
+        if retries.deduplicates(caller) and retries.is_retry_in(task, message):
             return SendPlan(request, caller, version, retry_of=task)
         skill = check_follow_up(task, message, caller)
         check_message_limit(task)
@@ -148,7 +148,7 @@ def plan(
         status_timestamp=timezone.now(),
         protocol_version=version,
         background=background,
-        first_message_id=message.message_id,
+        first_message_id=message.message_id if retries.deduplicates(caller) else "",
     )
     update = TaskUpdate(task, is_new=True)
     return _planned(request, caller, version, update, skill, push_config, background)

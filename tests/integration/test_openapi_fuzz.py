@@ -247,10 +247,10 @@ def test_no_server_errors(served: dict[str, Any], method: str, path: str) -> Non
         if path.endswith(":cancel") and case.path_parameters.get("id") == served["task_id"]:
             # Only a task that is not yet cancelled can be: a fresh one each time.
             case.path_parameters["id"] = waiting_task(served["base"])["id"]
-        if path.endswith("/pushNotificationConfigs") and method == "POST":
-            if case.path_parameters.get("taskId") == served["task_id"]:
-                # A task takes MAX_PUSH_CONFIGS_PER_TASK configs: a fresh one each time.
-                case.path_parameters["taskId"] = waiting_task(served["base"])["id"]
+        new_config = path.endswith("/pushNotificationConfigs") and method == "POST"
+        if new_config and case.path_parameters.get("taskId") == served["task_id"]:
+            # A task takes MAX_PUSH_CONFIGS_PER_TASK configs: a fresh one each time.
+            case.path_parameters["taskId"] = waiting_task(served["base"])["id"]
         message = case.body.get("message") if isinstance(case.body, dict) else None
         if isinstance(message, dict) and "messageId" in message:
             # A new message each time: a messageId sent again is a retry, answered with the
