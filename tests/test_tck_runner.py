@@ -15,6 +15,10 @@ V03_FIELDS_COMPLAINT = (
     "'supportsAuthenticatedExtendedCard', 'url' do not match any of the regexes: "
     "'^(default_input_modes)$', '^(icon_url)$'"
 )
+V03_SCHEME_COMPLAINT = (
+    "$.securitySchemes.apiKey: 'in', 'name', 'type' do not match any of the regexes: "
+    "'^(api_key_security_scheme)$', '^(http_auth_security_scheme)$'"
+)
 
 
 def report(**requirements: dict) -> dict:
@@ -46,7 +50,9 @@ def test_the_two_known_tck_defects_are_known() -> None:
             http_json="FAIL",
             grpc="SKIPPED",
         ),
-        CARD_STRUCT_001=requirement("FAIL", [V03_FIELDS_COMPLAINT], agent_card="PASS"),
+        CARD_STRUCT_001=requirement(
+            "FAIL", [V03_FIELDS_COMPLAINT, V03_SCHEME_COMPLAINT], agent_card="PASS"
+        ),
         STREAM_SUB_002=requirement("PASS", [], jsonrpc="PASS"),
     )
     assert verdict(data) == (
@@ -78,6 +84,10 @@ def test_a_known_requirement_failing_for_another_reason_is_ours() -> None:
         CORE_SEND_003=requirement("FAIL", ["Internal error"], jsonrpc="FAIL"),
     )
     assert verdict(data) == (["CARD-STRUCT-001/agent_card", "CORE-SEND-003/jsonrpc"], [])
+    # A scheme member v0.3 does not have is ours too.
+    other_scheme_field = V03_SCHEME_COMPLAINT.replace("'name'", "'secret'")
+    data = report(CARD_STRUCT_001=requirement("FAIL", [other_scheme_field], agent_card="FAIL"))
+    assert verdict(data) == (["CARD-STRUCT-001/agent_card"], [])
 
 
 def test_a_crashed_test_that_recorded_nothing_is_ours(tmp_path: Path) -> None:
