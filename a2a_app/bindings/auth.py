@@ -61,7 +61,7 @@ def authenticate(request: HttpRequest) -> Caller:
             raise _unauthenticated(str(exc.detail), tried, drf_request) from None
         except exceptions.Throttled as exc:
             raise TooManyAuthenticationFailuresError(
-                str(exc.detail), headers={"Retry-After": str(int(exc.wait or 1))}
+                str(exc.detail), retry_after=int(exc.wait or 1)
             ) from None
         except exceptions.PermissionDenied as exc:
             # SessionAuthentication's CSRF check: a signed-in browser's cookie on a

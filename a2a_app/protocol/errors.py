@@ -180,19 +180,6 @@ class PermissionDeniedError(A2AError):
     default_message = "Permission denied"
 
 
-class TooManyAuthenticationFailuresError(A2AError):
-    """Too many failed sign-ins from this address or for this user: wait (Retry-After).
-
-    JSON-RPC code -32000 for the reason :class:`PermissionDeniedError` gives.
-    """
-
-    jsonrpc_code = -32000
-    http_status = 429
-    grpc_status = "RESOURCE_EXHAUSTED"
-    reason = "TOO_MANY_AUTHENTICATION_FAILURES"
-    default_message = "Too many failed sign-ins; try again later"
-
-
 # --- A2A errors (spec §5.4, v1.0.1 table) -------------------------------------------------
 
 
@@ -306,6 +293,13 @@ class RateLimitedError(A2AError):
         if self.retry_after is not None:
             details.append({"@type": RETRY_INFO_TYPE, "retryDelay": f"{self.retry_after}s"})
         return details
+
+
+class TooManyAuthenticationFailuresError(RateLimitedError):
+    """Too many failed sign-ins from this address or for this user: wait (Retry-After)."""
+
+    reason = "TOO_MANY_AUTHENTICATION_FAILURES"
+    default_message = "Too many failed sign-ins; try again later"
 
 
 class TooManyStreamsError(RateLimitedError):
