@@ -145,13 +145,13 @@ class AgentProfile(models.Model):
         _("name"),
         max_length=200,
         blank=True,
-        help_text=_("The agent's name, the first thing a calling agent reads (\"name\")."),
+        help_text=_('The agent\'s name, the first thing a calling agent reads ("name").'),
     )
     description = models.TextField(
         _("description"),
         blank=True,
         help_text=_(
-            "What the agent does, in a few sentences (\"description\"). Calling agents "
+            'What the agent does, in a few sentences ("description"). Calling agents '
             "read it to decide whether to talk to this agent at all."
         ),
     )
@@ -165,22 +165,22 @@ class AgentProfile(models.Model):
         _("organization"),
         max_length=200,
         blank=True,
-        help_text=_("Who runs the agent (\"provider.organization\")."),
+        help_text=_('Who runs the agent ("provider.organization").'),
     )
     provider_url = models.URLField(
         _("website"),
         blank=True,
-        help_text=_("The organization's website (\"provider.url\")."),
+        help_text=_('The organization\'s website ("provider.url").'),
     )
     documentation_url = models.URLField(
         _("documentation URL"),
         blank=True,
-        help_text=_("Where people and agents read more about this agent (\"documentationUrl\")."),
+        help_text=_('Where people and agents read more about this agent ("documentationUrl").'),
     )
     icon_url = models.URLField(
         _("icon URL"),
         blank=True,
-        help_text=_("An image that stands for the agent in clients' lists (\"iconUrl\")."),
+        help_text=_('An image that stands for the agent in clients\' lists ("iconUrl").'),
     )
     updated_at = models.DateTimeField(auto_now=True)
 
