@@ -187,7 +187,6 @@ class AgentProfile(models.Model):
     class Meta:
         verbose_name = _("agent profile")
         verbose_name_plural = _("agent profile")
-        permissions = [("view_agent_card", _("Can view the agent card page"))]
 
     def __str__(self) -> str:
         return str(_("Agent profile"))
@@ -218,6 +217,20 @@ class AgentProfile(models.Model):
                 "url": self.provider_url,
             }
         return {key: value for key, value in fields.items() if value}
+
+
+class AgentCard(AgentProfile):
+    """The admin's "Agent card" page: no table of its own, an entry in the admin's list.
+
+    A proxy so that the page is listed with the app's models and has a permission of its
+    own (``a2a_app.view_agentcard``), apart from editing the profile.
+    """
+
+    class Meta:
+        proxy = True
+        verbose_name = _("agent card")
+        verbose_name_plural = _("agent card")
+        default_permissions = ("view",)
 
 
 #: The card's identity fields and the ``A2A_APP`` settings that give their defaults.
