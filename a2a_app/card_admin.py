@@ -81,7 +81,7 @@ class AgentProfileForm(forms.ModelForm):
             where = f"{SETTING_NAME}['{setting}']"
             if default:
                 field.widget.attrs["placeholder"] = str(default)
-                note = gettext("Empty: %(value)s, from %(setting)s.") % {
+                note = gettext("Empty: “%(value)s”, from %(setting)s.") % {
                     "value": default,
                     "setting": where,
                 }
