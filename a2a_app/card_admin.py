@@ -29,8 +29,10 @@ from django.utils.translation import gettext_lazy as _
 from a2a_app.bindings import card as card_view
 from a2a_app.caller import Caller
 from a2a_app.card_schema import validate_card
+from a2a_app.card_signing import SigningKeyError
 from a2a_app.conf import SETTING_NAME, a2a_settings
 from a2a_app.models import PROFILE_SETTINGS, AgentCard, AgentProfile, Skill, agent_identity
+from a2a_app.protocol.card_payload import CardPayloadError
 from a2a_app.protocol.errors import A2AError
 from a2a_app.skills.catalogue import get_catalogue, get_profile
 
@@ -182,11 +184,16 @@ class AgentCardAdmin(admin.ModelAdmin):
     def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
         if not self.has_view_permission(request):
             raise PermissionDenied
+        try:
+            shown = card_page_context(request)
+        except (SigningKeyError, CardPayloadError) as exc:
+            # Agents get a server error for this card too: say why instead.
+            shown = {"draw_error": str(exc), **_links(request)}
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "title": gettext("Agent card"),
-            **card_page_context(request),
+            **shown,
         }
         return TemplateResponse(request, "admin/a2a_app/agent_card.html", context)
 
@@ -211,7 +218,6 @@ def card_page_context(request: HttpRequest) -> dict[str, Any]:
     return {
         "card": public,
         "card_json": json.dumps(public, indent=2, ensure_ascii=False),
-        "card_url": reverse("a2a_app:agent-card"),
         "etag": rendered.etag,
         "problems": validate_card(public),
         "identity": [
@@ -234,6 +240,13 @@ def card_page_context(request: HttpRequest) -> dict[str, Any]:
         "extended_json": json.dumps(extended, indent=2, ensure_ascii=False) if extended else "",
         "extended_problems": validate_card(extended) if extended else [],
         "extended_error": extended_error,
+        **_links(request),
+    }
+
+
+def _links(request: HttpRequest) -> dict[str, Any]:
+    return {
+        "card_url": reverse("a2a_app:agent-card"),
         "profile_url": reverse("admin:a2a_app_agentprofile_change", args=[1]),
         "may_edit_profile": request.user.has_perm("a2a_app.change_agentprofile"),
     }

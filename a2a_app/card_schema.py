@@ -74,7 +74,7 @@ def _problem(error: ValidationError) -> CardProblem:
         found = _JSON_TYPES.get(type(error.instance), type(error.instance).__name__)
         return CardProblem(
             path,
-            _("must be a JSON %(expected)s, not a %(found)s")
+            _("must be of JSON type %(expected)s, not %(found)s")
             % {
                 "expected": value,
                 "found": found,

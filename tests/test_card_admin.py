@@ -87,9 +87,9 @@ class TestBrokenCards:
         valid_card["skills"][0]["examples"] = "What's on?"
         valid_card["supportedInterfaces"][0]["url"] = 443
         assert problems_of(valid_card) == {
-            "$.capabilities.streaming": "must be a JSON boolean, not a string",
-            "$.skills[0].examples": "must be a JSON array, not a string",
-            "$.supportedInterfaces[0].url": "must be a JSON string, not a number",
+            "$.capabilities.streaming": "must be of JSON type boolean, not string",
+            "$.skills[0].examples": "must be of JSON type array, not string",
+            "$.supportedInterfaces[0].url": "must be of JSON type string, not number",
         }
 
     def test_empty_required_values_are_reported(self, valid_card):
@@ -119,7 +119,7 @@ class TestBrokenCards:
         assert validate_card(valid_card) == []
 
     def test_not_an_object_at_all(self):
-        assert validate_card([]) == [CardProblem("$", "must be a JSON object, not a array")]
+        assert validate_card([]) == [CardProblem("$", "must be of JSON type object, not array")]
 
 
 # --- the page ---------------------------------------------------------------------------------
@@ -188,6 +188,11 @@ class TestPage:
         with signing(("card-key-1", new_pem())):
             page = page_of(client)
         assert "ES256" in page and "card-key-1" in page and "/.well-known/jwks.json" in page
+
+    def test_a_card_that_cannot_be_drawn_is_explained(self, client, owner):
+        with signing(("k1", "not a PEM")):
+            page = page_of(client)
+        assert "The card cannot be drawn" in page and "not an unencrypted PEM" in page
 
     def test_links_to_the_profile(self, client, owner):
         assert "/admin/a2a_app/agentprofile/1/change/" in page_of(client)
