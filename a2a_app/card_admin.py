@@ -74,7 +74,7 @@ class AgentProfileForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         defaults = {field: getattr(a2a_settings, s) for field, s in _FIELD_SETTINGS.items()}
-        provider = a2a_settings.PROVIDER or {}
+        provider = a2a_settings.PROVIDER if isinstance(a2a_settings.PROVIDER, dict) else {}
         defaults["provider_organization"] = provider.get("organization")
         defaults["provider_url"] = provider.get("url")
         for name, default in defaults.items():
