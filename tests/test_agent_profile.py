@@ -100,6 +100,17 @@ class TestFallback:
         assert identity(response.json()) == identity(card_json(client))
         assert response.json()["name"] == "Trattoria's agent"
 
+    def test_v03_clients_read_the_profile_too(self, client, rpc, restricted_rows, users):
+        AgentProfile.objects.create(**PROFILE)
+        headers = {**HOLDER, "A2A-Version": "0.3"}
+        result = rpc("agent/getAuthenticatedExtendedCard", None, headers=headers)["result"]
+        rest = extended(client, HOLDER, "/v1/card").json()
+        public = card_json(client)  # v1.0 and the v0.3 fields side by side
+        for card in (result, rest, public):
+            assert card["protocolVersion"] == "0.3.0"
+            assert card["name"] == "Trattoria's agent"
+            assert card["provider"]["organization"] == "Trattoria GmbH"
+
     def test_a_provider_needs_both_parts(self):
         with pytest.raises(ValidationError) as caught:
             AgentProfile(provider_organization="Org").full_clean()
