@@ -6,8 +6,8 @@ row the owner edits in the admin, each empty field from the setting of the same 
 The public card is cached serialized per web process, keyed by the change marker (moved by
 skill and profile saves) and the base URL, with a strong ETag (a hash of the exact bytes
 served) and Last-Modified (when a skill or the profile last changed). A settings change
-clears the cache. With
-``CARD_SIGNING_KEYS`` the card is signed when it is rendered (:mod:`a2a_app.card_signing`).
+clears the cache. With ``CARD_SIGNING_KEYS`` the card is signed when it is rendered
+(:mod:`a2a_app.card_signing`).
 """
 
 from __future__ import annotations
