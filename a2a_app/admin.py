@@ -385,3 +385,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
             key.revoke()
             revoked += 1
         self.message_user(request, _("Revoked %d key(s).") % revoked, messages.SUCCESS)
+
+
+# The agent profile and the "Agent card" page live in their own module.
+from a2a_app import card_admin  # noqa: E402, F401  (the agent profile and card pages)

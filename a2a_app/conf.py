@@ -18,17 +18,18 @@ SETTING_NAME = "A2A_APP"
 
 DEFAULTS: dict[str, Any] = {
     # --- the agent card -------------------------------------------------------------
-    # The agent's name in its card.
+    # The agent's name in its card. This and the five below are defaults: a field filled
+    # in the admin's agent profile (docs/admin.md) replaces its setting.
     "NAME": "Django A2A agent",
-    # What the agent does, for the people and agents reading its card.
+    # What the agent does, for the people and agents reading its card (agent profile).
     "DESCRIPTION": "An A2A agent served by a Django site.",
-    # The agent's own version (not the protocol's).
+    # The agent's own version, not the protocol's (agent profile).
     "VERSION": "1.0.0",
-    # {"organization": "...", "url": "https://..."} or None.
+    # {"organization": "...", "url": "https://..."} or None (agent profile).
     "PROVIDER": None,
-    # A URL of documentation for the agent, or None.
+    # A URL of documentation for the agent, or None (agent profile).
     "DOCUMENTATION_URL": None,
-    # A URL of the agent's icon, or None.
+    # A URL of the agent's icon, or None (agent profile).
     "ICON_URL": None,
     # Absolute base URL for the interfaces in the card ("https://example.com"). None:
     # built from each request (scheme and host), which needs a correct ALLOWED_HOSTS
@@ -65,7 +66,8 @@ DEFAULTS: dict[str, Any] = {
     "EXTENDED_CARD": None,
     # Cache-Control max-age of the agent card, in seconds.
     "CARD_MAX_AGE": 300,
-    # How long a web process trusts its cached copy of the skills' change marker.
+    # How long a web process trusts its cached copy of the change marker (moved by
+    # saving a skill or the agent profile).
     "CARD_REVALIDATE_SECONDS": 5,
     # --- requests -------------------------------------------------------------------------
     # DRF authentication classes that identify the caller, declared in the card. HTTP

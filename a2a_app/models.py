@@ -21,6 +21,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from a2a_app.conf import a2a_settings
 from a2a_app.crypto import EncryptedTextField
 from a2a_app.protocol.types import OPERATION_NAMES, TERMINAL_STATES, TaskState
 
@@ -115,10 +116,12 @@ class Skill(models.Model):
 
 
 class CatalogChange(models.Model):
-    """One row recording when any skill last changed: the agent card's cache key.
+    """One row recording when any skill or the agent profile last changed: the agent
+    card's cache key.
 
     Like django-celery-beat's ``PeriodicTasks``: bumped by signals on every Skill save
-    or delete, read by every web process to know whether its cached card is stale.
+    or delete and every ``AgentProfile`` save, read by every web process to know whether
+    its cached card is stale.
     """
 
     ident = models.SmallIntegerField(primary_key=True, default=1, editable=False)
@@ -126,6 +129,134 @@ class CatalogChange(models.Model):
 
     def __str__(self) -> str:
         return f"skills changed at {self.changed_at:%Y-%m-%d %H:%M:%S}"
+
+
+class AgentProfile(models.Model):
+    """Who the agent is, as its card says: one row the site owner edits in the admin.
+
+    Every field is optional: an empty one falls back to the ``A2A_APP`` setting of the
+    same name (``NAME``, ``DESCRIPTION``, ``VERSION``, ``PROVIDER``, ``DOCUMENTATION_URL``,
+    ``ICON_URL``), so settings are the defaults and the row only overrides. Saving it moves
+    the ``CatalogChange`` marker, so every web process serves the new card.
+    """
+
+    ident = models.SmallIntegerField(primary_key=True, default=1, editable=False)
+    name = models.CharField(
+        _("name"),
+        max_length=200,
+        blank=True,
+        help_text=_('The agent\'s name, the first thing a calling agent reads ("name").'),
+    )
+    description = models.TextField(
+        _("description"),
+        blank=True,
+        help_text=_(
+            'What the agent does, in a few sentences ("description"). Calling agents '
+            "read it to decide whether to talk to this agent at all."
+        ),
+    )
+    version = models.CharField(
+        _("version"),
+        max_length=50,
+        blank=True,
+        help_text=_("The agent's own version, not the protocol's (\"version\"), e.g. 1.2.0."),
+    )
+    provider_organization = models.CharField(
+        _("organization"),
+        max_length=200,
+        blank=True,
+        help_text=_('Who runs the agent ("provider.organization").'),
+    )
+    provider_url = models.URLField(
+        _("website"),
+        blank=True,
+        help_text=_('The organization\'s website ("provider.url").'),
+    )
+    documentation_url = models.URLField(
+        _("documentation URL"),
+        blank=True,
+        help_text=_('Where people and agents read more about this agent ("documentationUrl").'),
+    )
+    icon_url = models.URLField(
+        _("icon URL"),
+        blank=True,
+        help_text=_('An image that stands for the agent in clients\' lists ("iconUrl").'),
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("agent profile")
+        verbose_name_plural = _("agent profile")
+
+    def __str__(self) -> str:
+        return str(_("Agent profile"))
+
+    def clean(self) -> None:
+        """A provider is an organization with its website: both or neither (the card's
+        AgentProvider requires both)."""
+        super().clean()
+        self.provider_organization = self.provider_organization.strip()
+        if bool(self.provider_organization) != bool(self.provider_url):
+            missing = "provider_url" if self.provider_organization else "provider_organization"
+            raise ValidationError(
+                {missing: _("Give both the organization and its website, or neither.")}
+            )
+
+    def card_fields(self) -> dict[str, Any]:
+        """This row's identity fields in the card's names, empty ones left out."""
+        fields: dict[str, Any] = {
+            "name": self.name.strip(),
+            "description": self.description.strip(),
+            "version": self.version.strip(),
+            "documentationUrl": self.documentation_url,
+            "iconUrl": self.icon_url,
+        }
+        if self.provider_organization and self.provider_url:
+            fields["provider"] = {
+                "organization": self.provider_organization,
+                "url": self.provider_url,
+            }
+        return {key: value for key, value in fields.items() if value}
+
+
+class AgentCard(AgentProfile):
+    """The admin's "Agent card" page: no table of its own, an entry in the admin's list.
+
+    A proxy so that the page is listed with the app's models and has a permission of its
+    own (``a2a_app.view_agentcard``), apart from editing the profile.
+    """
+
+    class Meta:
+        proxy = True
+        verbose_name = _("agent card")
+        verbose_name_plural = _("agent card")
+        default_permissions = ("view",)
+
+
+#: The card's identity fields and the ``A2A_APP`` settings that give their defaults.
+PROFILE_SETTINGS = {
+    "name": "NAME",
+    "description": "DESCRIPTION",
+    "version": "VERSION",
+    "provider": "PROVIDER",
+    "documentationUrl": "DOCUMENTATION_URL",
+    "iconUrl": "ICON_URL",
+}
+
+
+def agent_identity(profile: AgentProfile | None) -> dict[str, tuple[Any, str]]:
+    """The card's identity fields: card name → (value, where it comes from), the source
+    being "profile" or "settings"; a field neither sets is absent."""
+    own = profile.card_fields() if profile is not None else {}
+    identity: dict[str, tuple[Any, str]] = {}
+    for field, setting in PROFILE_SETTINGS.items():
+        if field in own:
+            identity[field] = (own[field], "profile")
+            continue
+        value = getattr(a2a_settings, setting)
+        if value:
+            identity[field] = (dict(value) if field == "provider" else value, "settings")
+    return identity
 
 
 TASK_STATE_CHOICES = [(s.value, s.name.replace("_", " ").lower()) for s in TaskState][1:]

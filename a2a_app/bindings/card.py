@@ -1,10 +1,13 @@
-"""The agent card, built from ``A2A_APP`` and the skills: the public one and its view, and
-the extended card a signed-in caller asks for (GetExtendedAgentCard).
+"""The agent card, built from ``A2A_APP``, the agent profile and the skills: the public one
+and its view, and the extended card a signed-in caller asks for (GetExtendedAgentCard).
 
-The public card is cached serialized per web process, keyed by the skills' change marker and
-the base URL, with a strong ETag (a hash of the exact bytes served) and Last-Modified
-(when a skill last changed). A settings change clears the cache. With
-``CARD_SIGNING_KEYS`` the card is signed when it is rendered (:mod:`a2a_app.card_signing`).
+The agent's name, description, version, provider and URLs come from the ``AgentProfile``
+row the owner edits in the admin, each empty field from the setting of the same name.
+The public card is cached serialized per web process, keyed by the change marker (moved by
+skill and profile saves) and the base URL, with a strong ETag (a hash of the exact bytes
+served) and Last-Modified (when a skill or the profile last changed). A settings change
+clears the cache. With ``CARD_SIGNING_KEYS`` the card is signed when it is rendered
+(:mod:`a2a_app.card_signing`).
 """
 
 from __future__ import annotations
@@ -29,9 +32,10 @@ from a2a_app.caller import Caller
 from a2a_app.card_signing import sign_card, signing_enabled
 from a2a_app.conf import a2a_settings
 from a2a_app.core import service
+from a2a_app.models import AgentProfile, agent_identity
 from a2a_app.protocol.v03.card import card_v03_fields
 from a2a_app.protocol.versions import V0_3, V1_0
-from a2a_app.skills.catalogue import SkillInfo, get_catalogue
+from a2a_app.skills.catalogue import SkillInfo, get_catalogue, get_profile
 
 # Settings are read at start-up: the card cannot be older than the process serving it.
 _STARTED_AT = datetime.now(UTC).replace(microsecond=0)
@@ -72,13 +76,20 @@ def interfaces(root: str) -> list[dict[str, str]]:
 
 
 def build_card(
-    root: str, skills: Iterable[SkillInfo], *, streaming: bool = False, extended: bool = False
+    root: str,
+    skills: Iterable[SkillInfo],
+    *,
+    streaming: bool = False,
+    extended: bool = False,
+    profile: AgentProfile | None = None,
 ) -> dict[str, Any]:
     """The AgentCard as v1.0 ProtoJSON, listing ``skills``; REQUIRED fields always present.
 
-    ``extended`` is ``capabilities.extendedAgentCard``.
+    ``extended`` is ``capabilities.extendedAgentCard``. Who the agent is comes from
+    ``profile``, each field it leaves empty from the settings.
     """
     s = a2a_settings
+    identity = {field: value for field, (value, _) in agent_identity(profile).items()}
     capabilities: dict[str, Any] = {
         "streaming": streaming,
         "pushNotifications": bool(s.PUSH_NOTIFICATIONS),
@@ -87,21 +98,18 @@ def build_card(
     if s.EXTENSIONS:
         capabilities["extensions"] = list(s.EXTENSIONS)
     card: dict[str, Any] = {
-        "name": s.NAME,
-        "description": s.DESCRIPTION,
+        "name": identity.get("name", ""),
+        "description": identity.get("description", ""),
         "supportedInterfaces": interfaces(root),
-        "version": s.VERSION,
+        "version": identity.get("version", ""),
         "capabilities": capabilities,
         "defaultInputModes": list(s.DEFAULT_INPUT_MODES),
         "defaultOutputModes": list(s.DEFAULT_OUTPUT_MODES),
         "skills": [skill.to_card() for skill in skills],
     }
-    if s.PROVIDER:
-        card["provider"] = dict(s.PROVIDER)
-    if s.DOCUMENTATION_URL:
-        card["documentationUrl"] = s.DOCUMENTATION_URL
-    if s.ICON_URL:
-        card["iconUrl"] = s.ICON_URL
+    for optional in ("provider", "documentationUrl", "iconUrl"):
+        if optional in identity:
+            card[optional] = identity[optional]
     schemes, requirements = security_schemes(), security_requirements()
     if schemes:
         card["securitySchemes"] = schemes
@@ -130,11 +138,13 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
     # The public card lists public skills only, whoever asks: it is cached and shared.
     public = [skill for skill in catalogue.enabled if skill.is_public]
     extended = service.extended_card_declared(catalogue)
-    card = build_card(root, public, streaming=streaming, extended=extended)
+    profile = get_profile(catalogue)  # a query only when the marker moved
+    card = build_card(root, public, streaming=streaming, extended=extended, profile=profile)
     if signing_enabled():  # signed once per rendering: the signatures are in the ETag
         card = sign_card(card, jwks_url=root + reverse("a2a_app:jwks"))
     body = json.dumps(card, separators=(",", ":")).encode()
-    # Settings changes take a restart, so the card is never older than this process.
+    # Settings changes take a restart, so the card is never older than this process; a
+    # profile save moves the marker like a skill's.
     last_modified = max(catalogue.version or _STARTED_AT, _STARTED_AT)
     last_modified = last_modified.replace(microsecond=0)
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
@@ -168,7 +178,10 @@ def extended_card(params: Any, caller: Caller, request: HttpRequest) -> dict[str
     """
     skills = service.extended_card_skills(caller)
     root = base_url(request)
-    card = build_card(root, skills, streaming=served_by_asgi(request), extended=True)
+    profile = get_profile(get_catalogue())
+    card = build_card(
+        root, skills, streaming=served_by_asgi(request), extended=True, profile=profile
+    )
     if signing_enabled():
         card = sign_card(card, jwks_url=root + reverse("a2a_app:jwks"))
     return card

@@ -3,6 +3,10 @@
 Rows are read once per web process and kept until the ``CatalogChange`` marker moves
 (checked at most every ``CARD_REVALIDATE_SECONDS``), so a SendMessage costs no query for
 routing. In conformance mode the catalogue is the built-in ``conformance`` skill alone.
+
+The agent profile (the card's name, description, provider...) rides on the same marker:
+saving it moves the marker, and :func:`get_profile` reads the row again only when the
+marker has moved, and only when a card is drawn (never for routing).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from django.utils import timezone
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.models import CatalogChange, Skill
+from a2a_app.models import AgentProfile, CatalogChange, Skill
 from a2a_app.skills import registry
 from a2a_app.skills.registry import SkillSpec
 
@@ -149,6 +153,8 @@ class _CatalogueCache:
     def clear(self) -> None:
         self.checked_at = float("-inf")
         self.catalogue: Catalogue | None = None
+        #: (the marker's version it was read at, the row or None)
+        self.profile: tuple[datetime | None, AgentProfile | None] | None = None
 
 
 _cache = _CatalogueCache()
@@ -186,8 +192,25 @@ def get_catalogue() -> Catalogue:
     return cached
 
 
+def get_profile(catalogue: Catalogue) -> AgentProfile | None:
+    """The ``AgentProfile`` row (None: there is none), read again only when the marker of
+    ``catalogue`` has moved since it was last read. In conformance mode the card is the
+    settings' alone: the conformance catalogue has no marker to follow a save with."""
+    if a2a_settings.CONFORMANCE_MODE:
+        return None
+    with _cache.lock:
+        cached = _cache.profile
+    if cached is not None and cached[0] == catalogue.version:
+        return cached[1]
+    row = AgentProfile.objects.filter(ident=1).first()
+    with _cache.lock:
+        _cache.profile = (catalogue.version, row)
+    return row
+
+
 def mark_changed(**kwargs: Any) -> None:
-    """Move the change marker (signal receiver for Skill saves and deletes)."""
+    """Move the change marker (signal receiver for Skill saves and deletes, and for
+    AgentProfile saves and deletes)."""
     CatalogChange.objects.update_or_create(ident=1, defaults={"changed_at": timezone.now()})
     _cache.clear()
 
@@ -198,6 +221,8 @@ def clear_cache(**kwargs: Any) -> None:
 
 post_save.connect(mark_changed, sender=Skill, dispatch_uid="a2a_app.skill_saved")
 post_delete.connect(mark_changed, sender=Skill, dispatch_uid="a2a_app.skill_deleted")
+post_save.connect(mark_changed, sender=AgentProfile, dispatch_uid="a2a_app.profile_saved")
+post_delete.connect(mark_changed, sender=AgentProfile, dispatch_uid="a2a_app.profile_deleted")
 
 
 def sync_rows() -> list[str]:
