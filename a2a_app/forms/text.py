@@ -38,6 +38,7 @@ from django import forms
 from django.conf import settings
 from django.utils import timezone, translation
 
+from ..conf import a2a_settings
 from .extractors import choices, contact, names, numbers, when
 from .extractors.base import Work, fold
 
@@ -155,7 +156,7 @@ def phone_regions(language: str) -> list[str | None]:
     """Regions a national number is tried in: ``A2A_APP["PHONE_REGION"]``, else the
     country of ``LANGUAGE_CODE`` ("de-at" → AT, "de" → DE), then Germany for German text.
     None (international numbers only) when nothing says."""
-    configured = getattr(settings, "A2A_APP", {}).get("PHONE_REGION")
+    configured = a2a_settings.PHONE_REGION
     regions: list[str | None] = []
     if configured:
         regions.append(str(configured).upper())
