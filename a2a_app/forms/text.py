@@ -38,9 +38,9 @@ from django import forms
 from django.conf import settings
 from django.utils import timezone, translation
 
-from ..conf import a2a_settings
-from .extractors import choices, contact, names, numbers, when
-from .extractors.base import Work, fold
+from a2a_app.conf import a2a_settings
+from a2a_app.forms.extractors import choices, contact, names, numbers, when
+from a2a_app.forms.extractors.base import Work, fold
 
 #: Kinds of field this interpreter reads.
 DATE, TIME, DATETIME, INTEGER, DECIMAL, FLOAT = (

@@ -6,8 +6,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .base import Work, fold
-from .words import NO, YES, word_set
+from a2a_app.forms.extractors.base import Work, fold
+from a2a_app.forms.extractors.words import NO, YES, word_set
 
 _STOP = word_set(
     "the a an of on in at with and or for to my mit und oder der die das den dem im am an "

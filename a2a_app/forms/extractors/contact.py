@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .base import Work
+from a2a_app.forms.extractors.base import Work
 
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
 # Whatever looks like a phone number but no region validates: blanked all the same, so its

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from .base import Work
-from .words import FILLER, NOT_NAME, word_set
+from a2a_app.forms.extractors.base import Work
+from a2a_app.forms.extractors.words import FILLER, NOT_NAME, word_set
 
 # A cue that introduces a name whatever its case, and one that only does when the name is
 # capitalised ("I'm Anna" but not "I'm looking for a table").
@@ -17,8 +17,15 @@ _NAME_CUE_RE = re.compile(
     re.IGNORECASE,
 )
 _WEAK_NAME_CUE_RE = re.compile(
-    r"\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
-    r"(?:reserve|book|booking|reservation)(?: it| a table)? for)\s+",
+    r"(?:\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
+    r"under|"
+    r"(?:reserve|book|booking|reservation)(?: it| a table)? for))\s+",
+    re.IGNORECASE,
+)
+# A signature closing the message: "Thanks, Peter", "LG Anna Weber".
+_SIGN_OFF_RE = re.compile(
+    r"\b(?:thanks|thank you|cheers|regards|best|grüße|gruß|lg|vg|mfg|danke)[,!.]?\s+"
+    r"(?=[^\W\d_][^\d]{0,60}$)",
     re.IGNORECASE,
 )
 # Letters with inner apostrophes and hyphens: O'Brien, Müller-Lüdenscheidt.
@@ -52,7 +59,8 @@ def _name_words(text: str, *, capitalised: bool) -> tuple[str, int] | None:
 
 def find_name(work: Work) -> tuple[str, bool] | None:
     """A name after a cue; ``(name, strong)``."""
-    for pattern, strong in ((_NAME_CUE_RE, True), (_WEAK_NAME_CUE_RE, False)):
+    cues = ((_NAME_CUE_RE, True), (_WEAK_NAME_CUE_RE, False), (_SIGN_OFF_RE, False))
+    for pattern, strong in cues:
         for cue in pattern.finditer(work.text):
             found = _name_words(work.text[cue.end() :], capitalised=not strong)
             if found is None and strong and cue[0].strip().lower() in {"unter", "name", "names"}:
@@ -60,6 +68,9 @@ def find_name(work: Work) -> tuple[str, bool] | None:
             if found is None:
                 continue
             name, length = found
+            rest = work.text[cue.end() + length :]
+            if pattern is _SIGN_OFF_RE and rest.strip(" .!"):
+                continue  # only a signature at the very end
             if cue[0].strip().lower() in {"unter", "name", "names"} and not name[0].isupper():
                 continue  # "unter" and a bare "name" cue only a capitalised name
             work.blank(cue.start(), cue.end() + length)

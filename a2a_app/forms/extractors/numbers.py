@@ -6,15 +6,21 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 
-from .base import Work, fold
-from .words import ARTICLES, GROUP_WORDS, NUMBER_WORDS, alternation, word_set
+from a2a_app.forms.extractors.base import Work, fold
+from a2a_app.forms.extractors.words import (
+    ARTICLES,
+    GROUP_WORDS,
+    NUMBER_WORDS,
+    alternation,
+    word_set,
+)
 
 #: Unit words that mean the same thing; a field whose name, label or help text holds one
 #: of them is cued by all of them.
 SYNONYMS: list[frozenset[str]] = [
     word_set(
         "people persons person guests guest pax adults adult attendees participants diners "
-        "covers seats party size group pers personen leute leuten gäste gästen gaeste gast "
+        "covers seats party size group pers ppl personen leute leuten gäste gästen gaeste gast "
         "erwachsene erwachsenen teilnehmer teilnehmerinnen kollegen mitarbeiter plätze gruppe"
     ),
     word_set("children child kids kid kinder kindern kind"),
@@ -91,6 +97,9 @@ def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decim
         if found is not None:
             return found, True
     if people:
+        alone = re.compile(r"\b(?:just me|only me|myself|by myself|nur ich|allein|alleine)\b", re.I)
+        if work.first(alone, lambda m: True):
+            return Decimal(1), True
         group = re.compile(rf"\bzu\s+({alternation(GROUP_WORDS)})\b", re.IGNORECASE)
         found = work.first(group, lambda m: Decimal(GROUP_WORDS[m[1].lower()]))
         if found is not None:

@@ -14,8 +14,8 @@ from datetime import date, datetime, time, timedelta
 from functools import lru_cache
 from typing import Any
 
-from .base import Work
-from .words import GROUP_WORDS, MONTHS, NUMBER_WORDS, WEEKDAYS, alternation
+from a2a_app.forms.extractors.base import Work
+from a2a_app.forms.extractors.words import GROUP_WORDS, MONTHS, NUMBER_WORDS, WEEKDAYS, alternation
 
 _MONTH = alternation(MONTHS)
 _WEEKDAY = alternation(WEEKDAYS)
@@ -53,6 +53,15 @@ _DAY_OF_MONTH_RE = re.compile(
     r"(?![\w.:/])",
     re.IGNORECASE,
 )
+#: Days with a fixed date that guests name instead of the date.
+_HOLIDAYS = {
+    "christmas eve": (12, 24), "heiligabend": (12, 24), "heiligen abend": (12, 24),
+    "christmas day": (12, 25), "christmas": (12, 25), "weihnachten": (12, 25),
+    "boxing day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
+    "silvester": (12, 31), "new year's day": (1, 1), "neujahr": (1, 1),
+    "valentine's day": (2, 14), "valentinstag": (2, 14),
+}  # fmt: skip
+_HOLIDAY_RE = re.compile(rf"\b(?:{alternation(_HOLIDAYS)})(?!\w)", re.IGNORECASE)
 _ANY_WEEKDAY_RE = re.compile(rf"\b(?:{_WEEKDAY})s?\b,?", re.IGNORECASE)
 
 _AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)"
@@ -152,6 +161,10 @@ def find_date(work: Work, now: datetime, language: str = "") -> date | None:
     def words(m: re.Match[str]) -> date | None:
         return _calendar(m[0].lower().strip(" ,."), languages, today)
 
+    def holiday(m: re.Match[str]) -> date | None:
+        month, day = _HOLIDAYS[m[0].lower().replace("’", "'")]
+        return _with_year(month, day, None, today)
+
     found = None
     for pattern, convert in (
         (_ISO_RE, iso),
@@ -159,6 +172,7 @@ def find_date(work: Work, now: datetime, language: str = "") -> date | None:
         (_SLASHED_RE, slashed),
         (_DAY_MONTH_RE, words),
         (_MONTH_DAY_RE, words),
+        (_HOLIDAY_RE, holiday),
     ):
         found = work.first(pattern, convert)
         if found is not None:

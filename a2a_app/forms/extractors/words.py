@@ -42,6 +42,9 @@ WEEKDAYS: dict[str, int] = {
     "saturday": 5, "sunday": 6,
     "montag": 0, "dienstag": 1, "mittwoch": 2, "donnerstag": 3, "freitag": 4,
     "samstag": 5, "sonnabend": 5, "sonntag": 6,
+    # Short forms guests type; not "sun" ("a table in the sun").
+    "mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
+    "sat": 5,
 }  # fmt: skip
 
 MONTHS: dict[str, int] = {
@@ -71,7 +74,8 @@ NOT_NAME = (
         "evening morning afternoon night abend abends morgens nachmittag nachts next nächsten "
         "nächste kommenden coming this diesen yesterday gestern übermorgen reservation "
         "reservierung book buchen reserve reservieren booking would like möchte möchten gern "
-        "need brauche brauchen name namen heiße heisse call me"
+        "need brauche brauchen name namen heiße heisse call me see then later soon bye ciao "
+        "tschüss bis dann bald"
     )
     | frozenset(WEEKDAYS)
     | frozenset(MONTHS)
