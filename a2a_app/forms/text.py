@@ -170,6 +170,19 @@ def phone_regions(language: str) -> list[str | None]:
     return regions or [None]
 
 
+def warm_up() -> None:
+    """Load the libraries and dateparser's English and German data now (~0.5 s, once per
+    process) rather than in the first guest's request; call it from a worker's or the
+    web process's start-up if that first reply matters."""
+
+    class _Form(forms.Form):
+        day = forms.DateField()
+        phone = forms.CharField()
+
+    for text in ("tomorrow, 0171 2345678", "übermorgen", "next Friday", "24. Dezember"):
+        DeterministicInterpreter().interpret(text, _Form)
+
+
 class DeterministicInterpreter:
     """Reads a form's fields from English or German text with rules, no model."""
 
@@ -190,6 +203,8 @@ class DeterministicInterpreter:
         shape a data part carries (dates "YYYY-MM-DD", times "HH:MM", datetimes ISO 8601,
         integers as int, e-mails/phones as str (phones E.164), choice *values*); only fields
         actually found."""
+        if now is not None and timezone.is_naive(now):
+            now = timezone.make_aware(now)  # the interface asks for aware; be lenient
         now = timezone.localtime(now) if now is not None else timezone.localtime()
         language = (language or "").split("-")[0].lower()
         fields = {
@@ -220,9 +235,14 @@ class DeterministicInterpreter:
         contact.blank_digit_runs(work)
         # 3. Choices before numbers and names: a choice may be "2 courses" or "Weber room".
         for name in of(CHOICE, MULTIPLE):
-            value = choices.find_choice(work, _choice_names(fields[name][0], asked=name in asked))
-            if value is not None:
-                found[name] = ([value] if fields[name][1] == MULTIPLE else value, True)
+            named = _choice_names(fields[name][0], asked=name in asked)
+            picked = []
+            while (value := choices.find_choice(work, named)) is not None:
+                picked.append(value)
+                if fields[name][1] != MULTIPLE:
+                    break
+            if picked:
+                found[name] = (picked if fields[name][1] == MULTIPLE else picked[0], True)
         self._numbers(work, of, fields, found, asked)
         self._booleans(work, of, fields, found, asked)
         self._names(work, of, found, asked)
