@@ -469,3 +469,12 @@ def test_a_model_choice_is_read_by_its_label_and_given_as_its_key() -> None:
         "the cooking class please, with soup and dessert", Event, now=NOW
     )
     assert found == {"event": cooking.pk, "courses": ["soup", "dessert"]}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "31.02.", "99:99", "2026-13-45", "a@b", "1" * 2000, "🙂🍕", "name:", "Feb 30", "\x00"],
+)
+def test_nonsense_finds_nothing_and_never_raises(text: str) -> None:
+    for asked in ([], ["name"], ["party_size"], ["time"]):
+        assert DeterministicInterpreter().interpret(text, Booking, asked=asked, now=NOW) == {}

@@ -301,7 +301,7 @@ class DeterministicInterpreter:
             # "for 4" counts people: it goes to the people field, or the only number field.
             hit = numbers.find_count(work, cues, people=name in people or len(counted) == 1)
             if hit is None and name in asked and len([a for a in asked if a in counted]) == 1:
-                value = numbers.find_bare_number(work)
+                value = numbers.find_bare_number(work, whole=kind == INTEGER)
                 hit = (value, False) if value is not None else None
             if hit is not None:
                 found[name] = (_number_shape(hit[0], kind), hit[1])

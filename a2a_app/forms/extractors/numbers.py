@@ -38,6 +38,7 @@ _STOP = word_set(
     "how many much please bitte enter eingeben is are"
 )
 _COUNT = r"\d{1,4}(?:[.,]\d{1,2})?|" + alternation(NUMBER_WORDS)
+_WHOLE = r"\d{1,4}|" + alternation(NUMBER_WORDS)
 _ONE = alternation(ARTICLES)
 #: Unit words that come before the number only: "party of 6", not "6 party".
 _LEADING_ONLY = word_set("party size group gruppe anzahl")
@@ -116,9 +117,11 @@ def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decim
     return None
 
 
-def find_bare_number(work: Work) -> Decimal | None:
-    """The only number left in a short reply ("4", "vier, bitte")."""
-    pattern = re.compile(rf"(?<![\w.:])({_COUNT})(?![\w:])", re.IGNORECASE)
+def find_bare_number(work: Work, *, whole: bool = False) -> Decimal | None:
+    """The only number left in a short reply ("4", "vier, bitte"); ``whole``: whole
+    numbers only ("31.02." is no count)."""
+    count = _WHOLE if whole else _COUNT
+    pattern = re.compile(rf"(?<![\w.:,])({count})(?![\w:]|[.,]\d)", re.IGNORECASE)
     matches = [m for m in pattern.finditer(work.text) if _value(m[1]) is not None]
     if len(matches) != 1:
         return None

@@ -178,6 +178,10 @@ def find_date(work: Work, now: datetime, language: str = "") -> date | None:
         if found is not None:
             break
     if found is None:
+        # "Feb 30", "2026-13-45": no date, but no count or phone number either.
+        for pattern in (_ISO_RE, _DAY_MONTH_RE, _MONTH_DAY_RE):
+            for match in pattern.finditer(work.text):
+                work.take(match)
         found = _relative(work, today, languages)
     if found is None:
         found = _weekday(work, today, languages)
