@@ -202,6 +202,11 @@ DEFAULTS: dict[str, Any] = {
     "STREAM_KEEPALIVE_SECONDS": 15,
     # Threads that run inline skills for streaming sends (per web process).
     "STREAM_INLINE_THREADS": 16,
+    # --- form skills: reading plain text -------------------------------------------------
+    # The region (ISO 3166 code, "DE") a phone number without "+" or "00" is read in.
+    # None: the country of LANGUAGE_CODE ("de-at" -> AT, "de" -> DE), then Germany for
+    # German text; numbers found are written as E.164.
+    "PHONE_REGION": None,
     # --- conformance ------------------------------------------------------------------
     # Serve only the built-in "conformance" skill, for external conformance suites.
     "CONFORMANCE_MODE": False,

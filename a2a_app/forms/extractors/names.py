@@ -1,0 +1,95 @@
+"""People's names ("my name is Tom Lee", "unter dem Namen Weber") and bare answers."""
+
+from __future__ import annotations
+
+import re
+
+from a2a_app.forms.extractors.base import Work
+from a2a_app.forms.extractors.words import FILLER, NOT_NAME, word_set
+
+# A cue that introduces a name whatever its case, and one that only does when the name is
+# capitalised ("I'm Anna" but not "I'm looking for a table").
+_NAME_CUE_RE = re.compile(
+    r"\b(?:my name is|my name's|name's|name is|name\s*[:=-]|names?\b|under the name(?: of)?|"
+    r"in the name of|booked under|contact person\s*[:=]?|call me|ich heiße|ich heisse|"
+    r"mein name ist|mein name lautet|auf den namen|unter dem namen|unter|"
+    r"ansprechpartner(?:in)?\s*[:=]?)\s*",
+    re.IGNORECASE,
+)
+_WEAK_NAME_CUE_RE = re.compile(
+    r"(?:\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
+    r"under|"
+    r"(?:reserve|book|booking|reservation)(?: it| a table)? for))\s+",
+    re.IGNORECASE,
+)
+# A signature closing the message: "Thanks, Peter", "LG Anna Weber".
+_SIGN_OFF_RE = re.compile(
+    r"\b(?:thanks|thank you|cheers|regards|best|grüße|gruß|lg|vg|mfg|danke)[,!.]?\s+"
+    r"(?=[^\W\d_][^\d]{0,60}$)",
+    re.IGNORECASE,
+)
+# Letters with inner apostrophes and hyphens: O'Brien, Müller-Lüdenscheidt.
+_NAME_WORD_RE = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
+_PARTICLES = word_set("von van de der den da di del le la zu ten ter")
+
+
+def _name_words(text: str, *, capitalised: bool) -> tuple[str, int] | None:
+    """The name at the start of ``text`` and where it ends."""
+    words: list[str] = []
+    position = end = 0
+    for match in _NAME_WORD_RE.finditer(text):
+        gap = text[position : match.start()]
+        if (words and gap.strip()) or (not words and gap.strip(" :,-")):
+            break  # punctuation or a digit ends the name; a name starts right away
+        word = match[0]
+        lowered = word.lower()
+        particle = bool(words) and lowered in _PARTICLES
+        if not particle and (lowered in NOT_NAME or (capitalised and not word[0].isupper())):
+            break
+        words.append(word)
+        position = end = match.end()
+        if len(words) == 4:
+            break
+    while words and words[-1].lower() in _PARTICLES:
+        words.pop()
+    if not words:
+        return None
+    return " ".join(words), end
+
+
+def find_name(work: Work) -> tuple[str, bool] | None:
+    """A name after a cue; ``(name, strong)``."""
+    cues = ((_NAME_CUE_RE, True), (_WEAK_NAME_CUE_RE, False), (_SIGN_OFF_RE, False))
+    for pattern, strong in cues:
+        for cue in pattern.finditer(work.text):
+            found = _name_words(work.text[cue.end() :], capitalised=not strong)
+            if found is None and strong and cue[0].strip().lower() in {"unter", "name", "names"}:
+                continue
+            if found is None:
+                continue
+            name, length = found
+            rest = work.text[cue.end() + length :]
+            if pattern is _SIGN_OFF_RE and rest.strip(" .!"):
+                continue  # only a signature at the very end
+            if cue[0].strip().lower() in {"unter", "name", "names"} and not name[0].isupper():
+                continue  # "unter" and a bare "name" cue only a capitalised name
+            work.blank(cue.start(), cue.end() + length)
+            return name, strong
+    return None
+
+
+def bare_name(work: Work) -> str | None:
+    """The whole short reply as a name: "Tom Lee", "Hi, it's Anna Weber. Thanks!"."""
+    words = [w for w in _NAME_WORD_RE.findall(work.text) if w.lower() not in FILLER]
+    if not 1 <= len(words) <= 4 or any(w.lower() in NOT_NAME for w in words):
+        return None
+    if re.search(r"\d", work.text):
+        return None
+    work.blank(0, len(work.text))
+    return " ".join(words)
+
+
+def bare_text(work: Work) -> str | None:
+    """The reply itself, for a free-text field that was the only thing asked."""
+    value = work.original.strip()
+    return value or None

@@ -1,0 +1,129 @@
+"""Counts and amounts: "for 4 people", "4 Personen", "party of six", "wir sind zu viert"."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from decimal import Decimal
+
+from a2a_app.forms.extractors.base import Work, fold
+from a2a_app.forms.extractors.words import (
+    ARTICLES,
+    GROUP_WORDS,
+    NUMBER_WORDS,
+    alternation,
+    word_set,
+)
+
+#: Unit words that mean the same thing; a field whose name, label or help text holds one
+#: of them is cued by all of them.
+SYNONYMS: list[frozenset[str]] = [
+    word_set(
+        "people persons person guests guest pax adults adult attendees participants diners "
+        "covers seats party size group pers ppl personen leute leuten gäste gästen gaeste gast "
+        "erwachsene erwachsenen teilnehmer teilnehmerinnen kollegen mitarbeiter plätze gruppe"
+    ),
+    word_set("children child kids kid kinder kindern kind"),
+    word_set("nights night nächte nächten nacht übernachtungen"),
+    word_set("rooms room zimmer"),
+    word_set("tickets ticket karten karte"),
+    word_set("hours hour stunden stunde"),
+    word_set("minutes minute minuten"),
+]
+#: The group whose fields are also cued by "for 4", "table for two", "wir sind zu viert".
+PEOPLE = SYNONYMS[0]
+
+_STOP = word_set(
+    "the a an of in for to your you number anzahl der die das des von für ihre ihr wie viele "
+    "how many much please bitte enter eingeben is are"
+)
+_COUNT = r"\d{1,4}(?:[.,]\d{1,2})?|" + alternation(NUMBER_WORDS)
+_WHOLE = r"\d{1,4}|" + alternation(NUMBER_WORDS)
+_ONE = alternation(ARTICLES)
+#: Unit words that come before the number only: "party of 6", not "6 party".
+_LEADING_ONLY = word_set("party size group gruppe anzahl")
+#: Units an article can count: "one person", "eine Nacht" (but "a party of 4" is no 1).
+_SINGULAR = word_set(
+    "person guest adult child kid night room ticket hour gast erwachsener erwachsene kind "
+    "nacht zimmer karte stunde"
+)
+
+
+def cue_words(*texts: str) -> frozenset[str]:
+    """The unit words that point at a field, from its name, label and help text."""
+    words = {w for t in texts for w in re.findall(r"[^\W\d_]+", fold(t)) if w not in _STOP}
+    for group in SYNONYMS:
+        if words & {fold(w) for w in group}:
+            words |= group
+    return frozenset(words)
+
+
+def _value(word: str) -> Decimal | None:
+    word = word.lower()
+    if word[0].isdigit():
+        return Decimal(word.replace(",", "."))
+    if word in ARTICLES:
+        return Decimal(1)
+    found = NUMBER_WORDS.get(word)
+    return None if found is None else Decimal(found)
+
+
+def _units(cues: Iterable[str]) -> str:
+    return alternation(set(cues))
+
+
+def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decimal, bool] | None:
+    """A number cued by one of ``cues``; ``(value, strong)``. ``people``: "for 4" and
+    "zu viert" count too (weaker: they may mean another field)."""
+    if cues:
+        units = _units(cues)
+        trailing = cues - _LEADING_ONLY
+        if trailing:
+            number_unit = re.compile(
+                rf"\b({_COUNT})\s+(?:[^\W\d_]+\s+)?(?:{_units(trailing)})\b", re.IGNORECASE
+            )
+            found = work.first(number_unit, lambda m: _value(m[1]))
+            if found is not None:
+                return found, True
+        singular = cues & _SINGULAR
+        if singular:
+            one = re.compile(rf"\b({_ONE})\s+(?:{_units(singular)})\b", re.IGNORECASE)
+            found = work.first(one, lambda m: Decimal(1))
+            if found is not None:
+                return found, True
+        unit_number = re.compile(
+            rf"\b(?:{units})\s*(?:of|:|=|von|mit|-)?\s*({_COUNT})(?![\w.:/])", re.IGNORECASE
+        )
+        found = work.first(unit_number, lambda m: _value(m[1]))
+        if found is not None:
+            return found, True
+    if people:
+        alone = re.compile(r"\b(?:just me|only me|myself|by myself|nur ich|allein|alleine)\b", re.I)
+        if work.first(alone, lambda m: True):
+            return Decimal(1), True
+        group = re.compile(rf"\bzu\s+({alternation(GROUP_WORDS)})\b", re.IGNORECASE)
+        found = work.first(group, lambda m: Decimal(GROUP_WORDS[m[1].lower()]))
+        if found is not None:
+            return found, True
+        cued = re.compile(
+            rf"\b(?:table for|tisch für|for|für|we are|we're|we will be|we'll be|wir sind|"
+            rf"wir kommen zu|sind)\s+(?:about\s+|ca\.?\s+|etwa\s+)?({_COUNT})"
+            r"(?![\w.:/]|\s*(?:am|pm)\b)",
+            re.IGNORECASE,
+        )
+        found = work.first(cued, lambda m: _value(m[1]))
+        if found is not None:
+            return found, False
+    return None
+
+
+def find_bare_number(work: Work, *, whole: bool = False) -> Decimal | None:
+    """The only number left in a short reply ("4", "vier, bitte"); ``whole``: whole
+    numbers only ("31.02." is no count)."""
+    count = _WHOLE if whole else _COUNT
+    pattern = re.compile(rf"(?<![\w.:,])({count})(?![\w:]|[.,]\d)", re.IGNORECASE)
+    matches = [m for m in pattern.finditer(work.text) if _value(m[1]) is not None]
+    if len(matches) != 1:
+        return None
+    work.take(matches[0])
+    return _value(matches[0][1])
