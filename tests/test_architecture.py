@@ -87,14 +87,15 @@ def test_celery_is_reached_only_through_the_dispatcher_and_the_jobs() -> None:
     assert users == {"a2a_app.core.dispatch", "a2a_app.jobs"}
 
 
-def test_only_the_urls_and_the_test_kit_reach_into_the_bindings() -> None:
+def test_only_the_urls_the_test_kit_and_the_pages_reach_into_the_bindings() -> None:
     users = {
         module
         for module, imported in MODULES
         if layer(module) != "bindings"
         and any(n.startswith(f"{PACKAGE}.bindings") for n in imported)
     }
-    assert users == {"a2a_app.urls", "a2a_app.testing"}
+    # The pages for people read the public card as the card binding serves it.
+    assert users == {"a2a_app.urls", "a2a_app.testing", "a2a_app.pages.agent"}
 
 
 def test_nothing_in_a2a_app_imports_the_demo() -> None:
