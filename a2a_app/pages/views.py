@@ -41,6 +41,7 @@ def console_strings() -> dict[str, object]:
         "httpError": _("The agent answered with HTTP status %(status)s."),
         "network": _("The agent could not be reached."),
         "file": _("File"),
+        "data": _("Data"),
         "states": {
             "TASK_STATE_SUBMITTED": _("Submitted"),
             "TASK_STATE_WORKING": _("Working"),

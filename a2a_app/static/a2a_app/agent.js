@@ -78,7 +78,9 @@
     return item;
   }
 
-  function addParts(container, parts) {
+  /* Parts as text; ``dataFolded``: data parts behind a "Data" disclosure (the data a
+     question carries, such as {"missing": [...]}, is for agents more than for people). */
+  function addParts(container, parts, dataFolded) {
     (parts || []).forEach(function (part) {
       var node;
       if (typeof part.text === "string") {
@@ -86,9 +88,18 @@
         node.className = "a2a-text";
         node.textContent = part.text;
       } else if (part.data !== undefined) {
-        node = document.createElement("pre");
-        node.className = "a2a-data";
-        node.textContent = JSON.stringify(part.data, null, 2);
+        var pre = document.createElement("pre");
+        pre.className = "a2a-data";
+        pre.textContent = JSON.stringify(part.data, null, 2);
+        node = pre;
+        if (dataFolded) {
+          node = document.createElement("details");
+          node.className = "a2a-details";
+          var summary = document.createElement("summary");
+          summary.textContent = S.data;
+          node.appendChild(summary);
+          node.appendChild(pre);
+        }
       } else if (typeof part.url === "string") {
         node = document.createElement("p");
         var link = document.createElement("a");
@@ -118,7 +129,7 @@
   function showMessage(message) {
     if (!message || seenMessages.has(message.messageId)) return;
     seenMessages.add(message.messageId);
-    addParts(entry("agent", S.agent), message.parts);
+    addParts(entry("agent", S.agent), message.parts, true);
   }
 
   function showStatus(taskId, contextId, status) {
