@@ -212,3 +212,39 @@ def test_a_site_with_its_own_llms_txt_includes_the_section(rf, skills: None) -> 
 def test_no_skills_is_said_in_words(client: Client) -> None:
     assert "No skill is published at the moment." in client.get("/agent/").content.decode()
     assert "No skill is published at the moment." in client.get("/llms.txt").content.decode()
+
+
+def test_a_signed_in_visitors_console_calls_pass_the_csrf_check(settings, skills: None) -> None:
+    """With SessionAuthentication, the console's calls are session-authenticated: the token
+    the page hands to the script lets them through, and a call without it is refused."""
+    from django.contrib.auth.models import User
+
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "AUTHENTICATION_CLASSES": [
+            "a2a_app.authentication.ApiKeyAuthentication",
+            "rest_framework.authentication.SessionAuthentication",
+        ],
+    }
+    User.objects.create_user("visitor", password="a-long-password-1")
+    browser = Client(enforce_csrf_checks=True)
+    assert browser.login(username="visitor", password="a-long-password-1")
+    html = browser.get("/agent/").content.decode()
+    config = json.loads(
+        re.search(
+            r'<script id="a2a-console-config" type="application/json">(.*?)</script>', html
+        ).group(1)
+    )
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": {"pageSize": 1}})
+    headers = {"A2A-Version": "1.0", "Origin": "http://testserver"}
+    refused = browser.post("/a2a/jsonrpc", body, content_type="application/json", headers=headers)
+    assert refused.status_code == 403
+    assert refused.json()["error"]["message"].startswith("CSRF Failed")
+    allowed = browser.post(
+        "/a2a/jsonrpc",
+        body,
+        content_type="application/json",
+        headers={**headers, "X-CSRFToken": config["csrfToken"]},
+    )
+    assert allowed.status_code == 200, allowed.content
+    assert "result" in allowed.json()
