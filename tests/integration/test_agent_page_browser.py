@@ -4,7 +4,8 @@ sends it, answers the agent's question and sees the result, streamed and not, wi
 mouse and with the keyboard alone.
 
 The server serves the test project with ``tests.pageskills`` installed: its greeting-card
-skill asks who the card is from, then completes with a text and a data artifact.
+skill asks who the card is from, then completes with a text and a data artifact; its poem
+skill works for three seconds.
 Screenshots go to ``A2A_SCREENSHOTS`` when it names a folder (docs/screenshots holds the
 committed ones), else to the test's temporary folder.
 """
@@ -40,6 +41,14 @@ def site() -> Iterator[str]:
         description="Writes a short greeting card for an occasion; asks who it is from.",
         tags=["card", "greeting"],
         examples=["A birthday card for Anna", "A thank-you card for the team"],
+    )
+    Skill.objects.create(
+        id="poem",
+        handler="poem",
+        name="Write a poem",
+        description="Writes a short poem about a subject; takes a few seconds.",
+        tags=["poem", "verse"],
+        examples=["A poem about the sea"],
     )
     Skill.objects.create(
         id="staff-roster",
@@ -171,3 +180,22 @@ def test_the_console_works_with_the_keyboard_alone(site, browser) -> None:
     assert called == ["SendStreamingMessage", "SendStreamingMessage"]
     # Nothing is wider than the phone's screen.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_a_new_conversation_drops_the_answer_still_on_its_way(site, browser) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{site}/agent/")
+    page.get_by_role("button", name="“A poem about the sea”").click()
+    page.get_by_role("button", name="Send", exact=True).click()
+    page.locator("#a2a-console-state[data-state=TASK_STATE_WORKING]").wait_for(
+        timeout=ANSWER_TIMEOUT_MS
+    )
+    assert page.get_by_role("button", name="Send", exact=True).is_disabled()
+    page.get_by_role("button", name="New conversation").click()
+    assert page.locator(".a2a-entry").count() == 0
+    assert page.get_by_role("button", name="Send", exact=True).is_enabled()
+    page.wait_for_timeout(4000)  # the poem is done by now; the aborted stream shows nothing
+    assert page.locator(".a2a-entry").count() == 0
+    assert page.locator("#a2a-console-state").inner_text() == "New conversation started."
+    # The console still works.
+    converse(page, "A birthday card for Anna", "Ben")

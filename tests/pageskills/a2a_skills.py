@@ -1,7 +1,13 @@
-"""The greeting-card skill: one question (who the card is from), then a text artifact and
-a data artifact, with a progress update on the way (seen by a stream)."""
+"""The skills of the agent page's browser test.
+
+greeting-card: one question (who the card is from), then a text artifact and a data
+artifact, with a progress update on the way (seen by a stream). poem: a progress update,
+then three seconds of work before it completes (a stream left open for that long).
+"""
 
 from __future__ import annotations
+
+import time
 
 from a2a_app import Outcome, SkillContext, data_artifact, skill, text_artifact
 
@@ -26,3 +32,16 @@ def greeting_card(ctx: SkillContext) -> Outcome:
             data_artifact({"occasion": ctx.state["occasion"], "from": sender}, name="details"),
         ]
     )
+
+
+@skill(
+    "poem",
+    name="Write a poem",
+    description="Writes a short poem about a subject; takes a few seconds.",
+    tags=["poem", "verse"],
+    examples=["A poem about the sea"],
+)
+def poem(ctx: SkillContext) -> Outcome:
+    ctx.progress("Looking for a rhyme…")
+    time.sleep(3)
+    return ctx.complete(f"{ctx.text.strip()}:\nthe words came slowly,\nbut they came.", name="poem")

@@ -45,6 +45,9 @@
   var seenMessages = new Set();
   var artifactNodes = new Map();
   var busy = false;
+  // The send in progress: "New conversation" aborts it, and a late event of an aborted
+  // send (a stream still open on a working task) is dropped, not shown in the new one.
+  var active = null;
 
   function ConsoleError(message, code) {
     this.message = message;
@@ -181,13 +184,17 @@
     return out;
   }
 
-  function post(method, params, accept) {
+  function post(method, params, accept, run) {
     return fetch(config.endpoint, {
       method: "POST",
       credentials: "same-origin",
       headers: headers(accept),
-      body: JSON.stringify({ jsonrpc: "2.0", id: newId(), method: method, params: params })
-    }).catch(function () { throw new ConsoleError(S.network); });
+      body: JSON.stringify({ jsonrpc: "2.0", id: newId(), method: method, params: params }),
+      signal: run.controller ? run.controller.signal : undefined
+    }).catch(function (error) {
+      if (run !== active) throw error;  // aborted: nobody is listening
+      throw new ConsoleError(S.network);
+    });
   }
 
   async function readError(response) {
@@ -197,8 +204,8 @@
     return new ConsoleError(S.httpError.replace("%(status)s", response.status));
   }
 
-  async function call(method, params) {
-    var response = await post(method, params, "application/json");
+  async function call(method, params, run) {
+    var response = await post(method, params, "application/json", run);
     var body = null;
     try { body = await response.json(); } catch (e) { /* not JSON */ }
     if (body && body.error) throw new ConsoleError(body.error.message, body.error.code);
@@ -209,8 +216,8 @@
   }
 
   /* Server-sent events from a fetch body: each "data:" payload is one JSON-RPC response. */
-  async function stream(params) {
-    var response = await post("SendStreamingMessage", params, "text/event-stream");
+  async function stream(params, run) {
+    var response = await post("SendStreamingMessage", params, "text/event-stream", run);
     var type = response.headers.get("Content-Type") || "";
     if (!response.ok || type.indexOf("text/event-stream") !== 0) throw await readError(response);
     var reader = response.body.getReader();
@@ -218,7 +225,7 @@
     var buffer = "";
     for (;;) {
       var chunk = await reader.read();
-      if (chunk.done) break;
+      if (chunk.done || run !== active) break;
       buffer += decoder.decode(chunk.value, { stream: true });
       var events = buffer.split(/\r?\n\r?\n/);
       buffer = events.pop();
@@ -231,23 +238,24 @@
         if (!data) return;  // a comment (keep-alive) or an event without data
         var payload = JSON.parse(data);
         if (payload.error) throw new ConsoleError(payload.error.message, payload.error.code);
-        handle(payload.result);
+        if (run === active) handle(payload.result);
       });
     }
   }
 
   /* A blocking send that came back while the task still runs: look again until it stops. */
-  async function follow(taskId) {
+  async function follow(taskId, run) {
     for (var i = 0; i < POLL_LIMIT; i++) {
-      if (conversation.taskId !== taskId) return;
+      if (run !== active || conversation.taskId !== taskId) return;
       var state = conversation.state;
       if (state !== "TASK_STATE_WORKING" && state !== "TASK_STATE_SUBMITTED") return;
       await new Promise(function (resolve) { setTimeout(resolve, POLL_MS); });
-      handle({ task: await call("GetTask", { id: taskId }) });
+      var task = await call("GetTask", { id: taskId }, run);
+      if (run === active) handle({ task: task });
     }
   }
 
-  async function send(text) {
+  async function send(text, run) {
     var message = { messageId: newId(), role: "ROLE_USER", parts: [{ text: text }] };
     // An answer continues the task that asked; anything else starts a task in the
     // same conversation (context).
@@ -259,7 +267,7 @@
     var params = { message: message };
     if (config.streaming && streamBox && streamBox.checked) {
       try {
-        await stream(params);
+        await stream(params, run);
         return;
       } catch (error) {
         // -32004 UnsupportedOperation: this server cannot stream after all. Send again.
@@ -267,8 +275,10 @@
         config.streaming = false;
       }
     }
-    handle(await call("SendMessage", params));
-    if (conversation.taskId) await follow(conversation.taskId);
+    var result = await call("SendMessage", params, run);
+    if (run !== active) return;
+    handle(result);
+    if (conversation.taskId) await follow(conversation.taskId, run);
   }
 
   function setBusy(value) {
@@ -286,16 +296,21 @@
       input.focus();
       return;
     }
+    var run = { controller: window.AbortController ? new AbortController() : null };
+    active = run;
     setBusy(true);
     setState(S.waiting);
     input.value = "";
     try {
-      await send(text);
+      await send(text, run);
     } catch (error) {
-      showError(error && error.message ? error.message : String(error));
+      if (run === active) showError(error && error.message ? error.message : String(error));
     } finally {
-      setBusy(false);
-      input.focus();
+      if (run === active) {
+        active = null;
+        setBusy(false);
+        input.focus();
+      }
     }
   });
 
@@ -307,6 +322,10 @@
   });
 
   resetButton.addEventListener("click", function () {
+    var run = active;
+    active = null;
+    if (run && run.controller) run.controller.abort();
+    setBusy(false);
     conversation = { taskId: null, contextId: null, state: null };
     seenMessages.clear();
     artifactNodes.clear();
