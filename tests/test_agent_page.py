@@ -248,3 +248,20 @@ def test_a_signed_in_visitors_console_calls_pass_the_csrf_check(settings, skills
     )
     assert allowed.status_code == 200, allowed.content
     assert "result" in allowed.json()
+
+
+def test_a_console_that_cannot_sign_in_is_a_warning(settings) -> None:
+    from django.core.checks import run_checks
+
+    def warned() -> bool:
+        return any(m.id == "a2a_app.W120" for m in run_checks(tags=["urls"]))
+
+    settings.A2A_APP = {**settings.A2A_APP, "ALLOW_ANONYMOUS": False}
+    assert not warned()  # the card declares an API-key header: the console sends it
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "AUTHENTICATION_CLASSES": ["a2a_app.authentication.BasicAuthentication"],
+    }
+    assert warned()
+    settings.A2A_APP = {**settings.A2A_APP, "AGENT_PAGE_CONSOLE": False}
+    assert not warned()

@@ -95,7 +95,12 @@ def test_only_the_urls_the_test_kit_and_the_pages_reach_into_the_bindings() -> N
         and any(n.startswith(f"{PACKAGE}.bindings") for n in imported)
     }
     # The pages for people read the public card as the card binding serves it.
-    assert users == {"a2a_app.urls", "a2a_app.testing", "a2a_app.pages.agent"}
+    assert users == {
+        "a2a_app.urls",
+        "a2a_app.testing",
+        "a2a_app.pages.agent",
+        "a2a_app.pages.checks",
+    }
 
 
 def test_nothing_in_a2a_app_imports_the_demo() -> None:
