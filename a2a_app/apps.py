@@ -14,6 +14,7 @@ class A2AAppConfig(AppConfig):
         # receivers, the Celery jobs a worker runs.
         from a2a_app import checks, jobs  # noqa: F401
         from a2a_app.conf import a2a_settings
+        from a2a_app.pages import checks as page_checks  # noqa: F401
         from a2a_app.skills import catalogue, registry  # noqa: F401
 
         if a2a_settings.CONFORMANCE_MODE:

@@ -69,6 +69,10 @@ DEFAULTS: dict[str, Any] = {
     # How long a web process trusts its cached copy of the change marker (moved by
     # saving a skill or the agent profile).
     "CARD_REVALIDATE_SECONDS": 5,
+    # --- the pages for people (a2a_app.pages.urls, opt-in) ---------------------------
+    # The agent page has a console that talks to the agent from the visitor's browser
+    # (anonymous calls, or the API key the visitor types in). False: no console.
+    "AGENT_PAGE_CONSOLE": True,
     # --- requests -------------------------------------------------------------------------
     # DRF authentication classes that identify the caller, declared in the card. HTTP
     # Basic is opt-in: "a2a_app.authentication.BasicAuthentication" (guarded against

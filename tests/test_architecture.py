@@ -87,16 +87,22 @@ def test_celery_is_reached_only_through_the_dispatcher_and_the_jobs() -> None:
     assert users == {"a2a_app.core.dispatch", "a2a_app.jobs"}
 
 
-def test_only_the_urls_the_test_kit_and_the_card_page_reach_into_the_bindings() -> None:
-    # The admin's card page draws the card with the code that serves it: what the owner
-    # checks there is byte for byte what agents get.
+def test_only_the_urls_the_test_kit_the_card_page_and_the_pages_reach_into_the_bindings() -> None:
+    # The admin's card page and the pages for people draw the card with the code that
+    # serves it: what the owner checks there is byte for byte what agents get.
     users = {
         module
         for module, imported in MODULES
         if layer(module) != "bindings"
         and any(n.startswith(f"{PACKAGE}.bindings") for n in imported)
     }
-    assert users == {"a2a_app.urls", "a2a_app.testing", "a2a_app.card_admin"}
+    assert users == {
+        "a2a_app.urls",
+        "a2a_app.testing",
+        "a2a_app.card_admin",
+        "a2a_app.pages.agent",
+        "a2a_app.pages.checks",
+    }
 
 
 def test_nothing_in_a2a_app_imports_the_demo() -> None:

@@ -27,6 +27,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "a2a_app",
+    # Apps of single integration tests (A2A_TEST_APPS=tests.pageskills): the uvicorn
+    # process of a test serves their skills, no other test sees them.
+    *env.list("A2A_TEST_APPS", default=[]),
 ]
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

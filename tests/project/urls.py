@@ -1,4 +1,4 @@
-"""The test project's URLs: the admin and a2a_app at the root."""
+"""The test project's URLs: the admin, a2a_app at the root, and its pages for people."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -6,4 +6,5 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("a2a_app.urls")),
+    path("", include("a2a_app.pages.urls")),
 ]
