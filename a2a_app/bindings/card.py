@@ -29,6 +29,7 @@ from a2a_app.caller import Caller
 from a2a_app.card_signing import sign_card, signing_enabled
 from a2a_app.conf import a2a_settings
 from a2a_app.core import service
+from a2a_app.forms import schema as form_schema
 from a2a_app.protocol.v03.card import card_v03_fields
 from a2a_app.protocol.versions import V0_3, V1_0
 from a2a_app.skills.catalogue import SkillInfo, get_catalogue
@@ -79,13 +80,19 @@ def build_card(
     ``extended`` is ``capabilities.extendedAgentCard``.
     """
     s = a2a_settings
+    skills = list(skills)
     capabilities: dict[str, Any] = {
         "streaming": streaming,
         "pushNotifications": bool(s.PUSH_NOTIFICATIONS),
         "extendedAgentCard": extended,
     }
-    if s.EXTENSIONS:
-        capabilities["extensions"] = list(s.EXTENSIONS)
+    extensions = list(s.EXTENSIONS)
+    forms = [(skill.id, skill.form) for skill in skills if skill.form is not None]
+    form_input = form_schema.card_extension(forms) if s.CARD_FORM_INPUT else None
+    if form_input is not None:
+        extensions.append(form_input)
+    if extensions:
+        capabilities["extensions"] = extensions
     card: dict[str, Any] = {
         "name": s.NAME,
         "description": s.DESCRIPTION,
@@ -94,7 +101,7 @@ def build_card(
         "capabilities": capabilities,
         "defaultInputModes": list(s.DEFAULT_INPUT_MODES),
         "defaultOutputModes": list(s.DEFAULT_OUTPUT_MODES),
-        "skills": [skill.to_card() for skill in skills],
+        "skills": [card_skill(skill) for skill in skills],
     }
     if s.PROVIDER:
         card["provider"] = dict(s.PROVIDER)
@@ -108,6 +115,13 @@ def build_card(
     if requirements:
         card["securityRequirements"] = requirements
     return with_v03_fields(card) if s.CARD_V03_COMPAT else card
+
+
+def card_skill(skill: SkillInfo) -> dict[str, Any]:
+    """A skill's card entry; a form skill's description also says its input in words."""
+    if a2a_settings.CARD_FORM_INPUT:
+        return form_schema.card_skill(skill.to_card(), skill.form)
+    return skill.to_card()
 
 
 def with_v03_fields(card: dict[str, Any]) -> dict[str, Any]:
