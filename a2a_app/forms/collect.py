@@ -26,7 +26,7 @@ from typing import Any
 from django import forms
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.forms.forms import pretty_name
+from django.forms.utils import pretty_name
 from django.utils import timezone, translation
 from django.utils.text import get_text_list
 from django.utils.translation import gettext

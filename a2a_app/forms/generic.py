@@ -129,8 +129,8 @@ def _matching(
     """``found`` narrowed to the objects that share a word with ``text``, ranked by how
     many; None when there is nothing to match. The skill's own words ("menu") are not
     search terms, and a long word loses its ending ("dishes" finds "dish", "vegane"
-    finds "vegan")."""
-    terms = sorted({w[:-2] if len(w) >= 6 else w for w in words(text) - ignore if len(w) >= 3})
+    finds "vegan", "cakes" finds "cake")."""
+    terms = sorted({w[: max(4, len(w) - 2)] for w in words(text) - ignore if len(w) >= 3})
     if not fields or not terms:
         return None
     conditions = [

@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.forms.utils import pretty_name
 from django.utils import translation
 from django.utils.translation import gettext
 
@@ -30,8 +31,9 @@ _FORMATS: tuple[tuple[type[forms.Field], str, str], ...] = (
 )
 
 
-def field_schema(field: forms.Field) -> JSON:
-    """The JSON Schema of one form field's raw value (what a data part carries)."""
+def field_schema(field: forms.Field, name: str = "") -> JSON:
+    """The JSON Schema of one form field's raw value (what a data part carries); its
+    title is the field's label, as the form shows it."""
     schema: JSON = {}
     if isinstance(field, forms.MultipleChoiceField):
         schema = {"type": "array", "items": _choices_schema(field), "uniqueItems": True}
@@ -41,11 +43,11 @@ def field_schema(field: forms.Field) -> JSON:
         schema = _choices_schema(field)
     elif isinstance(field, forms.BooleanField):
         schema = {"type": "boolean"}
+    elif isinstance(field, (forms.FloatField, forms.DecimalField)):  # IntegerField's kin
+        schema = {"type": "number"}
+        _bounds(schema, field)
     elif isinstance(field, forms.IntegerField):
         schema = {"type": "integer"}
-        _bounds(schema, field)
-    elif isinstance(field, (forms.FloatField, forms.DecimalField)):
-        schema = {"type": "number"}
         _bounds(schema, field)
     else:
         schema = {"type": "string"}
@@ -64,8 +66,9 @@ def field_schema(field: forms.Field) -> JSON:
                 schema["maxLength"] = field.max_length
             if getattr(field, "min_length", None):
                 schema["minLength"] = field.min_length
-    if field.label:
-        schema["title"] = str(field.label)
+    label = field.label or (pretty_name(name) if name else "")
+    if label:
+        schema["title"] = str(label)
     if field.help_text:
         schema["description"] = str(field.help_text)
     return schema
@@ -106,7 +109,7 @@ def form_schema(form_class: type[forms.BaseForm]) -> JSON:
     with translation.override(settings.LANGUAGE_CODE):
         schema: JSON = {
             "type": "object",
-            "properties": {name: field_schema(field) for name, field in fields.items()},
+            "properties": {name: field_schema(field, name) for name, field in fields.items()},
             "required": [name for name, field in fields.items() if field.required],
             "additionalProperties": False,
         }

@@ -236,10 +236,12 @@ class SkillContext:
         if isinstance(form_state, dict):
             form_state.get("values", {}).pop(field_name, None)
             form_state["asked"] = [field_name]
-        label = field_name.replace("_", " ")
+        from django.forms.utils import pretty_name
+        from django.utils.translation import gettext
+
+        label = pretty_name(field_name)
         if self.form is not None and field_name in self.form.fields:
             label = str(self.form.fields[field_name].label or label)
-        from django.utils.translation import gettext
 
         question = gettext("%(label)s: %(message)s Please give another one.") % {
             "label": label,
