@@ -15,8 +15,7 @@ from django.contrib.auth.models import Group, User
 from django.utils import translation
 from django.utils.translation import gettext_lazy
 
-from a2a_app import Completed, InputRequired, SkillContext, create_skill, lookup_skill
-from a2a_app import search_skill
+from a2a_app import Completed, InputRequired, SkillContext, create_skill, lookup_skill, search_skill
 from a2a_app.forms import interpreters
 from a2a_app.forms.llm import CallableInterpreter, JSONCompletionInterpreter
 from a2a_app.forms.schema import EXTENSION_URI, describe_form, form_schema
@@ -127,9 +126,7 @@ def test_fields_are_collected_across_turns_from_data_parts(booking):
     assert isinstance(asked, InputRequired)
     assert asked.missing == ["party_size", "name", "contact"]
     assert asked.data == {"missing": ["party_size", "name", "contact"], "errors": {}}
-    assert asked.question == (
-        "Please tell me Party size, Name and Contact (an e-mail address)."
-    )
+    assert asked.question == ("Please tell me Party size, Name and Contact (an e-mail address).")
     asked = talk.say(data={"party_size": 4, "name": "Ada"})
     assert asked.missing == ["contact"]
     done = talk.say(data={"contact": "ada@example.com", "unknown": "ignored"})
@@ -507,9 +504,7 @@ def test_the_skill_description_says_the_fields_in_words(client, fake_interpreter
         "Send them as a data part or in plain text."
     )
     assert describe_form(EveryFieldForm).startswith("Input: title (up to 40 characters,")
-    assert 'seating (one of: in "Inside", out "Terrace", required)' in describe_form(
-        EveryFieldForm
-    )
+    assert 'seating (one of: in "Inside", out "Terrace", required)' in describe_form(EveryFieldForm)
 
 
 class TranslatedForm(forms.Form):
@@ -636,7 +631,9 @@ def test_a_configured_llm_interpreter_fills_the_form(settings):
     interpreter_settings(settings, "tests.test_form_skills.LLM")
     with installed_skill(book, "book-table", form=BookingForm):
         talk = SkillConversation("book-table")
-        done = talk.say("for two, Ada, ada@example.com", data={"day": "2026-12-18", "time": "19:00"})
+        done = talk.say(
+            "for two, Ada, ada@example.com", data={"day": "2026-12-18", "time": "19:00"}
+        )
     assert isinstance(done, Completed)
 
 
@@ -780,3 +777,24 @@ def test_create_skill_needs_a_model_form():
         create_skill("x", form=BookingForm)
 
 
+# --- system checks --------------------------------------------------------------------------
+
+
+def test_the_checks_report_a_bad_interpreter_and_a_form_that_needs_arguments(settings):
+    from a2a_app.checks import check_form_skills
+
+    class NeedsUser(forms.Form):
+        def __init__(self, *args, user, **kwargs):
+            super().__init__(*args, **kwargs)
+
+    settings.A2A_APP = {**settings.A2A_APP, "INTERPRETER": "json.dumps"}
+    with registry.registered(
+        registry.SkillSpec("fine", book, "Fine", "", form=BookingForm),
+        registry.SkillSpec("needy", book, "Needy", "", form=NeedsUser),
+    ):
+        problems = check_form_skills()
+    assert [p.id for p in problems] == ["a2a_app.E090", "a2a_app.E091"]
+    assert "Skill 'needy'" in problems[1].msg
+    interpreter_settings(settings, "tests.test_form_skills.FakeInterpreter")
+    with registry.registered(registry.SkillSpec("fine", book, "Fine", "", form=BookingForm)):
+        assert check_form_skills() == []
