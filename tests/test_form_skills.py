@@ -14,6 +14,7 @@ from django import forms
 from django.contrib.auth.models import Group, User
 from django.utils import translation
 from django.utils.translation import gettext_lazy
+from rest_framework import serializers as drf
 
 from a2a_app import Completed, InputRequired, SkillContext, create_skill, lookup_skill, search_skill
 from a2a_app.forms import interpreters
@@ -798,3 +799,77 @@ def test_the_checks_report_a_bad_interpreter_and_a_form_that_needs_arguments(set
     interpreter_settings(settings, "tests.test_form_skills.FakeInterpreter")
     with registry.registered(registry.SkillSpec("fine", book, "Fine", "", form=BookingForm)):
         assert check_form_skills() == []
+
+
+# --- a DRF serializer as the input ------------------------------------------------------------
+
+
+class BookingSerializer(drf.Serializer):
+    day = drf.DateField()
+    party_size = drf.IntegerField(min_value=1, max_value=8, label="Party size")
+    seating = drf.ChoiceField(choices=[("in", "Inside"), ("out", "Terrace")])
+    email = drf.EmailField(help_text="for the confirmation")
+    vip = drf.BooleanField(required=False)
+    note = drf.CharField(max_length=20, required=False)
+    reference = drf.CharField(read_only=True)
+
+    def validate_note(self, value):
+        if "spam" in value:
+            raise drf.ValidationError("No spam, please.")
+        return value
+
+    def validate(self, attrs):
+        if attrs["party_size"] > 6 and attrs["seating"] == "out":
+            raise drf.ValidationError("The terrace seats at most 6.")
+        return attrs
+
+    def create(self, validated_data):
+        return {"saved": True, **validated_data}
+
+
+def test_a_serializer_is_collected_and_validated_by_itself(fake_interpreter):
+    from a2a_app.forms.serializers import serializer_form
+
+    saved = []
+
+    def handler(ctx: SkillContext):
+        saved.append(ctx.form.serializer.save())
+        return ctx.complete("ok", data={"size": ctx.cleaned_data["party_size"]})
+
+    form = serializer_form(BookingSerializer)
+    assert list(form.base_fields) == ["day", "party_size", "seating", "email", "vip", "note"]
+    schema = form_schema(form)
+    assert schema["required"] == ["day", "party_size", "seating", "email"]
+    assert schema["properties"]["party_size"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 8,
+        "title": "Party size",
+    }
+    assert schema["properties"]["email"]["description"] == "for the confirmation"
+    with installed_skill(handler, "serialized", form=form):
+        talk = SkillConversation("serialized")
+        asked = talk.say(data={"day": "2026-12-18", "party_size": 9, "note": "spam spam"})
+        assert asked.missing == ["party_size", "seating", "email"]
+        assert asked.data["errors"]["party_size"] == [
+            "Ensure this value is less than or equal to 8."
+        ]
+        # The form's own field checks pass: now the serializer's validate_note speaks.
+        asked = talk.say(data={"party_size": 8, "seating": "out", "email": "a@example.com"})
+        assert asked.data["errors"] == {"note": ["No spam, please."]}
+        asked = talk.say(data={"note": "window seat"})
+        assert asked.data["errors"] == {"__all__": ["The terrace seats at most 6."]}
+        done = talk.say(data={"seating": "in"})
+    assert isinstance(done, Completed)
+    assert saved[0]["saved"] is True and saved[0]["party_size"] == 8
+    assert saved[0]["day"] == date(2026, 12, 18)
+
+
+def test_a_serializer_field_a_form_cannot_collect_is_refused():
+    from a2a_app.forms.serializers import serializer_form
+
+    class Nested(drf.Serializer):
+        items = drf.ListField(child=drf.IntegerField())
+
+    with pytest.raises(ValueError, match="'items' \\(ListField\\) cannot be collected"):
+        serializer_form(Nested)

@@ -236,6 +236,9 @@ class SkillContext:
         if isinstance(form_state, dict):
             form_state.get("values", {}).pop(field_name, None)
             form_state["asked"] = [field_name]
+        facts = self.state.get(FACTS_STATE_KEY)
+        if isinstance(facts, dict):  # nor may a later task of the context reuse it
+            facts.pop(field_name, None)
         from django.forms.utils import pretty_name
         from django.utils.translation import gettext
 
