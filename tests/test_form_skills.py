@@ -873,3 +873,20 @@ def test_a_serializer_field_a_form_cannot_collect_is_refused():
 
     with pytest.raises(ValueError, match="'items' \\(ListField\\) cannot be collected"):
         serializer_form(Nested)
+
+
+def test_questions_are_german_for_a_german_caller(booking):
+    asked = SkillConversation(booking, metadata={"language": "de"}).say(data={"party_size": 0})
+    assert asked.question == (
+        "Party size: Dieser Wert muss größer oder gleich 1 sein. "
+        "Bitte nennen Sie mir: Date (YYYY-MM-DD), Time (HH:MM), Party size, Name und "
+        "Contact (an e-mail address)."
+    )
+
+
+def test_a_german_site_describes_the_fields_in_german(settings):
+    settings.LANGUAGE_CODE = "de"
+    assert describe_form(BookingForm).startswith(
+        "Eingabe: day (YYYY-MM-DD, Pflicht), time (HH:MM, Pflicht), "
+        "party_size (ganze Zahl 1–8, Pflicht)"
+    )
