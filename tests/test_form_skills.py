@@ -890,3 +890,44 @@ def test_a_german_site_describes_the_fields_in_german(settings):
         "Eingabe: day (YYYY-MM-DD, Pflicht), time (HH:MM, Pflicht), "
         "party_size (ganze Zahl 1–8, Pflicht)"
     )
+
+
+# --- the other ways a skill runs: streams and workers ----------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_streamed_form_skill_asks_with_the_errors(fake_interpreter):
+    import asyncio
+
+    agent = A2AClient()
+    with installed_skill(book, "book-table", form=BookingForm):
+        params = agent.send_params(data={"party_size": 99})
+        events = asyncio.run(agent.stream("SendStreamingMessage", params))
+    final = events[-1]["statusUpdate"]["status"]
+    assert final["state"] == "TASK_STATE_INPUT_REQUIRED"
+    data = next(p["data"] for p in final["message"]["parts"] if "data" in p)
+    assert data["errors"]["party_size"] == ["Ensure this value is less than or equal to 8."]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_form_skill_in_a_worker_reuses_the_context_facts(fake_interpreter):
+    from a2a_app.testing import record_dispatch
+
+    agent = A2AClient()
+    with (
+        installed_skill(book, "book-table", form=BookingForm, background=True),
+        record_dispatch() as dispatched,
+    ):
+        first = agent.send(
+            data={**FULL, "contact": "ada@example.com"},
+            configuration={"returnImmediately": True},
+        )["task"]
+        assert dispatched.run_queued() == ["TASK_STATE_COMPLETED"]
+        agent.send(
+            data={"day": "2026-12-19", "time": "20:00", "party_size": 2},
+            contextId=first["contextId"],
+            configuration={"returnImmediately": True},
+        )
+        assert dispatched.run_queued() == ["TASK_STATE_COMPLETED"]
+    second = Task.objects.exclude(pk=first["id"]).get()
+    assert second.skill_state["a2a_form"]["values"]["name"] == "Ada"
