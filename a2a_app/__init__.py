@@ -40,6 +40,9 @@ _EXPORTS = {
     "TaskState": "a2a_app.protocol.types",
     "TaskClosed": "a2a_app.exceptions",
     "TaskNotFound": "a2a_app.exceptions",
+    "search_skill": "a2a_app.forms.generic",
+    "create_skill": "a2a_app.forms.generic",
+    "lookup_skill": "a2a_app.forms.generic",
 }
 _SUBMODULES = {"api", "exceptions", "signals", "testing"}
 
@@ -60,9 +63,12 @@ __all__ = [
     "TaskState",
     "Working",
     "api",
+    "create_skill",
     "data_artifact",
     "exceptions",
     "file_artifact",
+    "lookup_skill",
+    "search_skill",
     "signals",
     "skill",
     "testing",
@@ -81,6 +87,7 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:
     from a2a_app import api, exceptions, signals, testing
     from a2a_app.exceptions import TaskClosed, TaskNotFound
+    from a2a_app.forms.generic import create_skill, lookup_skill, search_skill
     from a2a_app.protocol.types import Artifact, Message, Part, TaskState
     from a2a_app.skills.context import (
         Completed,

@@ -27,6 +27,8 @@ class Caller:
     #: The client's network address (set by the bindings): anonymous callers' rate limits
     #: count per address.
     address: str = ""
+    #: The language the request prefers (Accept-Language, set by the bindings), or "".
+    language: str = ""
 
     @property
     def is_authenticated(self) -> bool:

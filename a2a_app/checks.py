@@ -296,3 +296,38 @@ def check_limits_deploy(app_configs: Any = None, **kwargs: Any) -> list:
             id="a2a_app.W050",
         )
     ]
+
+
+@register()
+def check_form_skills(app_configs: Any = None, **kwargs: Any) -> list:
+    """The interpreter form skills read text with, and forms the library can bind."""
+    problems = []
+    try:
+        interpreter = a2a_settings.INTERPRETER
+    except ImportError:
+        interpreter = None  # check_settings reports it (E003)
+    if interpreter is not None and not callable(getattr(interpreter, "interpret", None)):
+        problems.append(
+            Error(
+                f"{SETTING_NAME}['INTERPRETER'] has no interpret() method: {interpreter!r}.",
+                hint="Name a class or an object with interpret(text, form_class, *, asked, "
+                "known, language, now) -> dict (docs/skills.md, 'Skills declared as forms').",
+                id="a2a_app.E090",
+            )
+        )
+    for key, spec in sorted(registry.all_skills().items()):
+        if spec.form is None:
+            continue
+        try:
+            spec.form(data={})
+        except Exception as exc:  # any failure: the first message would meet it too
+            problems.append(
+                Error(
+                    f"Skill {key!r}: its form {spec.form.__name__} cannot be made from the "
+                    f"collected values alone ({type(exc).__name__}: {exc}).",
+                    hint="The library binds form_class(data=values): give the form's other "
+                    "__init__ arguments defaults.",
+                    id="a2a_app.E091",
+                )
+            )
+    return problems

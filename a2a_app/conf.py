@@ -146,6 +146,14 @@ DEFAULTS: dict[str, Any] = {
     # of history and artifacts (nextPageToken goes on from there); the first task of a
     # page is always answered, however large.
     "MAX_PAGE_BYTES": 4 * 1024 * 1024,
+    # --- skills declared as forms (docs/skills.md) ----------------------------------------
+    # The class (or object) that reads form fields out of a message's text: its
+    # interpret(text, form_class, *, asked, known, language, now) returns {field: value}.
+    # a2a_app.forms.llm.JSONCompletionInterpreter adapts a language model.
+    "INTERPRETER": "a2a_app.forms.text.DeterministicInterpreter",
+    # Describe each form skill's fields in the card: an extension in
+    # capabilities.extensions (JSON Schema per skill) and a sentence in its description.
+    "CARD_FORM_INPUT": True,
     # --- background skills (Celery) ---------------------------------------------------
     # The class that hands work to the background (runs, webhook deliveries, stream
     # wake-ups); the default sends a2a_app's Celery tasks by name on the site's Celery app.
@@ -218,7 +226,13 @@ DEFAULTS: dict[str, Any] = {
     "CONFORMANCE_RESUBSCRIBE_SECONDS": 4,
 }
 
-IMPORT_STRINGS = ("AUTHENTICATION_CLASSES", "ROUTER", "WEBHOOK_SENDER", "DISPATCHER")
+IMPORT_STRINGS = (
+    "AUTHENTICATION_CLASSES",
+    "ROUTER",
+    "WEBHOOK_SENDER",
+    "DISPATCHER",
+    "INTERPRETER",
+)
 
 
 class A2ASettings:

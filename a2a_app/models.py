@@ -330,6 +330,31 @@ class Task(models.Model):
     def is_terminal(self) -> bool:
         return self.task_state in TERMINAL_STATES
 
+    @property
+    def attached_objects(self) -> list[Any]:
+        """The model instances the handler attached (``ctx.attach``), oldest first; an
+        object deleted since, or of a model no longer installed, is left out."""
+        from django.apps import apps
+
+        # The key is a2a_app.skills.context.ATTACHED_STATE_KEY (the foundation may not
+        # import the skills layer).
+        found = []
+        for ref in (self.skill_state or {}).get("a2a_attached") or ():
+            try:
+                model = apps.get_model(ref["app_label"], ref["model"])
+            except (KeyError, LookupError, TypeError):
+                continue
+            obj = model._default_manager.filter(pk=ref.get("pk")).first()
+            if obj is not None:
+                found.append(obj)
+        return found
+
+    @property
+    def attached_object(self) -> Any:
+        """The latest object the handler attached (a reservation), or None."""
+        objects = self.attached_objects
+        return objects[-1] if objects else None
+
 
 class TaskMessage(models.Model):
     """One message of a task's history, in order."""

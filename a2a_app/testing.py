@@ -216,7 +216,7 @@ class SkillConversation:
         self.sink = RecordingSink()
 
     def say(self, text: str = "", *, data: Any = None) -> Any:
-        from a2a_app.core.execution import build_context, resolve_outcome
+        from a2a_app.core.execution import build_context, call_handler, resolve_outcome
         from a2a_app.models import Task
         from a2a_app.skills.context import message_parts
 
@@ -237,7 +237,7 @@ class SkillConversation:
             sink=self.sink,
             metadata=self.metadata,
         )
-        outcome = self.spec.handler(ctx)
+        outcome = call_handler(self.spec, ctx)
         self.history.append(message)
         resolution = resolve_outcome(outcome, task_id=self.task_id, context_id=self.context_id)
         if resolution.status_message is not None:

@@ -22,8 +22,9 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
     "protocol": ({"protocol"}, set()),
     "foundation": (FOUNDATION | {"protocol"}, DJANGO | {"cryptography"}),
     "skills": (FOUNDATION | {"protocol", "skills"}, DJANGO),
+    "forms": (FOUNDATION | {"protocol", "skills", "forms"}, DJANGO),
     "core": (
-        FOUNDATION | {"protocol", "skills", "core", "push.policy", "push.ssrf"},
+        FOUNDATION | {"protocol", "skills", "forms", "core", "push.policy", "push.ssrf"},
         DJANGO | {"celery", "redis", "psycopg"},
     ),
     "push": (FOUNDATION | {"protocol", "core", "push"}, DJANGO | {"requests", "urllib3"}),

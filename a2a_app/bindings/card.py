@@ -33,6 +33,7 @@ from a2a_app.card_signing import sign_card, signing_enabled
 from a2a_app.conf import a2a_settings
 from a2a_app.core import service
 from a2a_app.models import AgentProfile, agent_identity
+from a2a_app.forms import schema as form_schema
 from a2a_app.protocol.v03.card import card_v03_fields
 from a2a_app.protocol.versions import V0_3, V1_0
 from a2a_app.skills.catalogue import SkillInfo, get_catalogue, get_profile
@@ -90,13 +91,19 @@ def build_card(
     """
     s = a2a_settings
     identity = {field: value for field, (value, _) in agent_identity(profile).items()}
+    skills = list(skills)
     capabilities: dict[str, Any] = {
         "streaming": streaming,
         "pushNotifications": bool(s.PUSH_NOTIFICATIONS),
         "extendedAgentCard": extended,
     }
-    if s.EXTENSIONS:
-        capabilities["extensions"] = list(s.EXTENSIONS)
+    extensions = list(s.EXTENSIONS)
+    forms = [(skill.id, skill.form) for skill in skills if skill.form is not None]
+    form_input = form_schema.card_extension(forms) if s.CARD_FORM_INPUT else None
+    if form_input is not None:
+        extensions.append(form_input)
+    if extensions:
+        capabilities["extensions"] = extensions
     card: dict[str, Any] = {
         "name": identity.get("name", ""),
         "description": identity.get("description", ""),
@@ -105,7 +112,7 @@ def build_card(
         "capabilities": capabilities,
         "defaultInputModes": list(s.DEFAULT_INPUT_MODES),
         "defaultOutputModes": list(s.DEFAULT_OUTPUT_MODES),
-        "skills": [skill.to_card() for skill in skills],
+        "skills": [card_skill(skill) for skill in skills],
     }
     for optional in ("provider", "documentationUrl", "iconUrl"):
         if optional in identity:
@@ -116,6 +123,13 @@ def build_card(
     if requirements:
         card["securityRequirements"] = requirements
     return with_v03_fields(card) if s.CARD_V03_COMPAT else card
+
+
+def card_skill(skill: SkillInfo) -> dict[str, Any]:
+    """A skill's card entry; a form skill's description also says its input in words."""
+    if a2a_settings.CARD_FORM_INPUT:
+        return form_schema.card_skill(skill.to_card(), skill.form)
+    return skill.to_card()
 
 
 def with_v03_fields(card: dict[str, Any]) -> dict[str, Any]:

@@ -207,6 +207,25 @@ def client_address(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR") or ""
 
 
+def preferred_language(request: HttpRequest) -> str:
+    """The first language of the request's Accept-Language by weight ("de-DE" from
+    "de-DE,de;q=0.9,en;q=0.8"), lower case; "" when it names none. Form skills answer in
+    it and read dates in it."""
+    header = request.META.get("HTTP_ACCEPT_LANGUAGE", "")[:200]
+    ranked = []
+    for position, item in enumerate(header.split(",")):
+        tag, _, params = item.strip().partition(";")
+        weight = 1.0
+        if params.strip().startswith("q="):
+            try:
+                weight = float(params.strip()[2:])
+            except ValueError:
+                continue
+        if tag and tag != "*" and weight > 0:
+            ranked.append((-weight, position, tag.lower()))
+    return min(ranked)[2] if ranked else ""
+
+
 def invoke(
     request: HttpRequest, method: Method, build_params: Callable[[], JSON]
 ) -> tuple[Any, list[str]]:
@@ -218,7 +237,11 @@ def invoke(
     runs, and a stream takes one of the caller's stream slots (``StreamStart.close``
     gives it back).
     """
-    caller = replace(authenticate(request), address=client_address(request))
+    caller = replace(
+        authenticate(request),
+        address=client_address(request),
+        language=preferred_language(request),
+    )
     activated = activate_extensions(request)
     if method.streaming and not served_by_asgi(request):
         raise UnsupportedOperationError(

@@ -15,9 +15,13 @@ the version and variant bits are left as uuid4 set them.
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.utils.crypto import constant_time_compare, salted_hmac
+
+if TYPE_CHECKING:
+    from a2a_app.caller import Caller
 
 _SALT = "a2a_app.core.contexts"
 _TAG_DIGITS = 8
@@ -44,3 +48,29 @@ def is_generated(context_id: str) -> bool:
     head, tag = value.hex[:-_TAG_DIGITS], value.hex[-_TAG_DIGITS:]
     secrets = [settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ())]
     return any(constant_time_compare(tag, _tag(head, secret)) for secret in secrets)
+
+
+def facts(caller: Caller, context_id: str, *, exclude: str = "") -> dict[str, Any]:
+    """What the latest other task of ``caller`` in ``context_id`` learned that later tasks
+    may reuse (a form skill's name, contact...): its ``skill_state["a2a_facts"]``.
+
+    Tasks are the caller's own (``owner``). Anonymous callers share one scope, so for them
+    only a context this agent generated counts: another anonymous client cannot guess it,
+    whereas a chosen one ("session-1") would hand it someone else's name and e-mail.
+    """
+    from a2a_app.models import Task
+    from a2a_app.skills.context import FACTS_STATE_KEY
+
+    if not context_id or (not caller.is_authenticated and not is_generated(context_id)):
+        return {}
+    tasks = Task.objects.filter(owner=caller.scope, context_id=context_id)
+    if exclude:
+        tasks = tasks.exclude(pk=exclude)
+    state = (
+        tasks.filter(skill_state__has_key=FACTS_STATE_KEY)
+        .order_by("-status_timestamp", "-id")
+        .values_list("skill_state", flat=True)
+        .first()
+    )
+    found = (state or {}).get(FACTS_STATE_KEY)
+    return dict(found) if isinstance(found, dict) else {}

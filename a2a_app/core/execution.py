@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
+from a2a_app.core import contexts
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
 from a2a_app.skills import context as outcomes
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from a2a_app.models import Task
     from a2a_app.skills.catalogue import SkillInfo
     from a2a_app.skills.context import TaskSink
+    from a2a_app.skills.registry import SkillSpec
 
 logger = logging.getLogger("a2a_app.calls")
 
@@ -87,7 +89,7 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
         logger.error("skill=%s handler=%s missing", ctx.skill.id, ctx.skill.handler_key)
     else:
         try:
-            outcome = _coerce(spec.handler(ctx), ctx)
+            outcome = _coerce(call_handler(spec, ctx), ctx)
         except outcomes.TaskCanceled:
             outcome = None
         except Exception:
@@ -104,6 +106,18 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
         (time.perf_counter() - started) * 1000,
     )
     return outcome
+
+
+def call_handler(spec: SkillSpec, ctx: SkillContext) -> Any:
+    """What the skill's handler returns for ``ctx``; a skill declared with a form gets
+    its fields collected and validated first (:mod:`a2a_app.forms.collect`)."""
+    if spec.form is None:
+        return spec.handler(ctx)
+    from a2a_app.forms.collect import run_form
+
+    return run_form(
+        ctx, spec, lambda: contexts.facts(ctx.caller, ctx.context_id, exclude=ctx.task_id)
+    )
 
 
 def _coerce(result: object, ctx: SkillContext) -> outcomes.Outcome:

@@ -84,6 +84,12 @@ class SkillInfo:
         return registry.get(self.handler_key)
 
     @property
+    def form(self) -> type | None:
+        """The form the handler declares its input with (``@skill(form=...)``), if any."""
+        spec = self.spec
+        return spec.form if spec is not None else None
+
+    @property
     def is_public(self) -> bool:
         return self.access == Skill.Access.PUBLIC
 

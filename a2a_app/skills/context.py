@@ -33,6 +33,14 @@ if TYPE_CHECKING:
     from a2a_app.caller import Caller
     from a2a_app.skills.catalogue import SkillInfo
 
+#: Keys a2a_app keeps in a task's ``skill_state`` (documented in docs/skills.md):
+#: a form skill's collected raw values and the fields it asked for last,
+FORM_STATE_KEY = "a2a_form"
+#: the values a later task of the same context (and caller) may reuse,
+FACTS_STATE_KEY = "a2a_facts"
+#: and the objects a handler attached (``ctx.attach``): [{app_label, model, pk, label}].
+ATTACHED_STATE_KEY = "a2a_attached"
+
 
 # --- outcomes ----------------------------------------------------------------------------
 
@@ -169,6 +177,11 @@ class SkillContext:
     accepted_output_modes: list[str] = field(default_factory=list)
     is_follow_up: bool = False
     sink: TaskSink | None = None
+    #: A form skill's bound, valid form and its cleaned_data (``@skill(form=...)``).
+    form: Any = None
+    cleaned_data: dict[str, Any] = field(default_factory=dict)
+    #: The caller's language ("de", "en"...) when it said one, else "".
+    language: str = ""
 
     @property
     def text(self) -> str:
@@ -214,6 +227,45 @@ class SkillContext:
     ) -> InputRequired:
         """Pause the task as input-required; ``missing`` names the fields still needed."""
         return InputRequired(question=question, missing=list(missing), data=data)
+
+    def invalid(self, field_name: str, message: str) -> InputRequired:
+        """Send one field of a form skill back: its value is dropped and asked again,
+        with ``message`` saying why (INPUT_REQUIRED; data ``{"missing": [field],
+        "errors": {field: [message]}}``)."""
+        form_state = self.state.get(FORM_STATE_KEY)
+        if isinstance(form_state, dict):
+            form_state.get("values", {}).pop(field_name, None)
+            form_state["asked"] = [field_name]
+        facts = self.state.get(FACTS_STATE_KEY)
+        if isinstance(facts, dict):  # nor may a later task of the context reuse it
+            facts.pop(field_name, None)
+        from django.forms.utils import pretty_name
+        from django.utils.translation import gettext
+
+        label = pretty_name(field_name)
+        if self.form is not None and field_name in self.form.fields:
+            label = str(self.form.fields[field_name].label or label)
+
+        question = gettext("%(label)s: %(message)s Please give another one.") % {
+            "label": label,
+            "message": str(message),
+        }
+        errors = {field_name: [str(message)]}
+        return InputRequired(question, [field_name], {"missing": [field_name], "errors": errors})
+
+    def attach(self, obj: Any) -> None:
+        """Record a model instance the task created or is about (a booking), so the admin
+        can link to it: ``Task.attached_object`` returns it."""
+        meta = obj._meta
+        attached = self.state.setdefault(ATTACHED_STATE_KEY, [])
+        attached.append(
+            {
+                "app_label": meta.app_label,
+                "model": meta.model_name,
+                "pk": str(obj.pk),
+                "label": str(obj)[:200],
+            }
+        )
 
     def reject(self, reason: str) -> Rejected:
         return Rejected(reason)

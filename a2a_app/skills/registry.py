@@ -45,6 +45,13 @@ class SkillSpec:
     # May a run that a dead worker left unfinished run again from the start? Only when
     # running it twice does no harm (it books nothing, sends nothing, or checks first).
     rerun_safe: bool = False
+    # A django.forms.Form (or ModelForm) class: the library collects its fields across
+    # turns and calls the handler once the form is valid (a2a_app.forms).
+    form: type | None = None
+    # The form fields whose values carry over to later tasks of the same context (and
+    # caller); None: the form's free-text fields (name, e-mail, phone...), see
+    # a2a_app.forms.collect.context_fields.
+    context_fields: tuple[str, ...] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -64,6 +71,8 @@ def skill(
     permission: str = "",
     background: bool | Callable[[Any], bool] = False,
     rerun_safe: bool = False,
+    form: type | None = None,
+    context_fields: list[str] | tuple[str, ...] | None = None,
 ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of skill ``key``.
 
@@ -77,8 +86,14 @@ def skill(
     ``rerun_safe=True`` lets a run that a dead worker left unfinished run again from the
     start (up to ``MAX_RUN_ATTEMPTS`` runs); by default such a task is FAILED with a
     message saying so, since a handler may have booked or sent something before it died.
+    ``form=`` a ``django.forms.Form`` or ``ModelForm`` class declares the skill's input:
+    its fields are collected from data parts and text across turns, the card describes
+    them, and the handler runs only once the form is valid (``ctx.form``,
+    ``ctx.cleaned_data``); ``context_fields`` names the fields whose values later tasks
+    of the same context reuse (docs/skills.md, "Skills declared as forms").
     """
     check_access(key, access, permission)
+    check_form(key, form, context_fields)
 
     def decorator(handler: Handler) -> Handler:
         register(
@@ -95,6 +110,8 @@ def skill(
                 permission=permission,
                 background=background,
                 rerun_safe=rerun_safe,
+                form=form,
+                context_fields=None if context_fields is None else tuple(context_fields),
             )
         )
         return handler
@@ -113,6 +130,21 @@ def check_access(key: str, access: str, permission: str) -> None:
         raise ValueError(
             f"Skill {key!r}: permission= goes with access='permission', and only with it"
         )
+
+
+def check_form(key: str, form: type | None, context_fields: Any) -> None:
+    """A form that is no form fails at import time, not on the first message."""
+    if form is None:
+        if context_fields is not None:
+            raise ValueError(f"Skill {key!r}: context_fields= goes with form=")
+        return
+    from django.forms import BaseForm
+
+    if not (isinstance(form, type) and issubclass(form, BaseForm)):
+        raise ValueError(f"Skill {key!r}: form= must be a django.forms.Form or ModelForm class")
+    unknown = [name for name in context_fields or () if name not in form.base_fields]
+    if unknown:
+        raise ValueError(f"Skill {key!r}: context_fields names no field of the form: {unknown}")
 
 
 def register(spec: SkillSpec) -> None:

@@ -1,0 +1,262 @@
+"""Collecting a form skill's fields across the turns of a task, then calling its handler.
+
+Each turn, in order of precedence (a later source wins):
+
+1. the values collected in earlier turns (``ctx.state["a2a_form"]["values"]``), and on
+   the first turn the *context facts*: values an earlier task of the same context and
+   caller already collected for the same field names (``context_fields``);
+2. what the interpreter reads in the message's text;
+3. the message's data parts.
+
+The values are validated with the form. A value the form rejects is dropped (so it is
+asked again) and its error is said; missing required fields are asked for by label. The
+answer is then INPUT_REQUIRED with a data part ``{"missing": [...], "errors": {...}}``,
+never FAILED: bad input is the caller's to fix. A valid form calls the handler with
+``ctx.form`` and ``ctx.cleaned_data``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.forms.utils import pretty_name
+from django.utils import timezone, translation
+from django.utils.text import get_text_list
+from django.utils.translation import gettext
+
+from a2a_app.forms.interpreters import get_interpreter
+from a2a_app.skills.context import (
+    FACTS_STATE_KEY,
+    FORM_STATE_KEY,
+    InputRequired,
+    SkillContext,
+)
+from a2a_app.skills.registry import SkillSpec
+
+logger = logging.getLogger("a2a_app.forms")
+
+TEMPORAL = (forms.DateField, forms.TimeField, forms.DateTimeField)
+_EMPTY = ("", None, [], {})
+
+
+def context_fields(spec: SkillSpec) -> tuple[str, ...]:
+    """The fields whose values later tasks of the context reuse: those the skill names,
+    else the form's one-line text fields (name, e-mail, phone). Dates, numbers, choices
+    and free notes describe one request, not the person: they are asked again."""
+    if spec.context_fields is not None:
+        return spec.context_fields
+    assert spec.form is not None
+    return tuple(
+        name
+        for name, field in spec.form.base_fields.items()
+        if isinstance(field, forms.CharField) and not isinstance(field.widget, forms.Textarea)
+    )
+
+
+def language_of(ctx: SkillContext) -> str:
+    """The caller's language ("de", "en"...): the message's metadata ``language`` or
+    ``locale``, then the request's, then its Accept-Language; "" when none is known
+    (or Django has no such language)."""
+    candidates = [
+        source.get(key)
+        for source in (ctx.message.metadata or {}, ctx.metadata or {})
+        for key in ("language", "locale")
+    ]
+    candidates.append(getattr(ctx.caller, "language", ""))
+    for candidate in candidates:
+        if not isinstance(candidate, str) or not candidate.strip():
+            continue
+        primary = candidate.strip().replace("_", "-").split("-")[0].lower()
+        if primary.isalpha() and translation.check_for_language(primary):
+            return primary
+    return ""
+
+
+def run_form(
+    ctx: SkillContext,
+    spec: SkillSpec,
+    load_facts: Callable[[], Mapping[str, Any]] = dict,
+) -> Any:
+    """One turn of a form skill: collect, validate, then ask or call the handler.
+
+    ``load_facts`` returns the context facts (read once, on the task's first turn).
+    """
+    ctx.language = language_of(ctx)
+    activated = translation.override(ctx.language) if ctx.language else contextlib.nullcontext()
+    with activated:
+        return _Turn(ctx, spec).run(load_facts)
+
+
+class _Turn:
+    def __init__(self, ctx: SkillContext, spec: SkillSpec) -> None:
+        assert spec.form is not None
+        self.ctx, self.spec, self.form_class = ctx, spec, spec.form
+        self.fields = self.form_class.base_fields
+        saved = ctx.state.get(FORM_STATE_KEY)
+        if not isinstance(saved, dict):
+            saved = {}
+        saved.setdefault("values", {})
+        saved.setdefault("asked", [])
+        ctx.state[FORM_STATE_KEY] = self.saved = saved
+        self.now = timezone.localtime() if settings.USE_TZ else datetime.now().astimezone()
+
+    def run(self, load_facts: Callable[[], Mapping[str, Any]]) -> Any:
+        ctx, saved = self.ctx, self.saved
+        values = {k: v for k, v in dict(saved["values"]).items() if k in self.fields}
+        remembered = context_fields(self.spec)
+        facts = dict(ctx.state.get(FACTS_STATE_KEY) or {})
+        if not saved.get("facts_read"):
+            saved["facts_read"] = True
+            if remembered:
+                facts = {**dict(load_facts() or {}), **facts}
+                values.update({n: facts[n] for n in remembered if n in facts and n not in values})
+        values.update(self.incoming(values))
+        values = {k: v for k, v in values.items() if v not in _EMPTY}
+
+        errors: dict[str, list[str]] = {}
+        for name in list(values):
+            problem = self.shape_problem(name, values)
+            if problem:
+                errors[name] = [problem]
+                del values[name]
+        form = self.form_class(data=values)
+        valid = form.is_valid() and not errors
+        missing: list[str] = []
+        for name, problems in form.errors.as_data().items():
+            messages = [m for problem in problems for m in problem.messages]
+            if name == NON_FIELD_ERRORS:
+                errors[name] = messages
+            elif name in values:
+                errors[name] = messages
+                del values[name]  # rejected: asked again
+            else:
+                missing.append(name)
+        needed = [n for n in self.fields if n in missing or n in errors]
+
+        saved["values"] = values
+        saved["asked"] = needed
+        for name in remembered:
+            if name in values and name not in errors:
+                facts[name] = values[name]
+        if facts:
+            ctx.state[FACTS_STATE_KEY] = facts
+        if not valid:
+            return InputRequired(
+                self.question(form, needed, errors),
+                missing=needed,
+                data={"missing": needed, "errors": errors},
+            )
+        ctx.form, ctx.cleaned_data = form, form.cleaned_data
+        return self.spec.handler(ctx)
+
+    def incoming(self, known: dict[str, Any]) -> dict[str, Any]:
+        """This turn's values: read from the text, then the data parts over them."""
+        ctx = self.ctx
+        data = {k: v for k, v in ctx.data.items() if k in self.fields}
+        found: dict[str, Any] = {}
+        if ctx.text.strip():
+            found = self.interpret(ctx.text, self.saved["asked"], {**known, **data})
+        found.update(data)
+        # A date or time in words in a data part ({"day": "next monday"}): read it as text.
+        for name, value in list(found.items()):
+            field = self.fields[name]
+            if isinstance(field, TEMPORAL) and isinstance(value, str) and not _parses(field, value):
+                reread = self.interpret(value, [name], {**known, **found}).get(name)
+                if reread not in _EMPTY:
+                    found[name] = reread
+        return found
+
+    def interpret(self, text: str, asked: list[str], known: dict[str, Any]) -> dict[str, Any]:
+        """The interpreter's values for this form; a failing interpreter finds nothing
+        (logged): the fields are then asked for, the task does not fail."""
+        try:
+            found = get_interpreter().interpret(
+                text,
+                self.form_class,
+                asked=tuple(asked),
+                known=dict(known),
+                language=self.ctx.language,
+                now=self.now,
+            )
+        except Exception:
+            logger.exception("interpreter failed on skill=%s", self.ctx.skill.id)
+            return {}
+        if not isinstance(found, Mapping):
+            logger.error("interpreter returned %s, not a dict", type(found).__name__)
+            return {}
+        return {k: v for k, v in found.items() if k in self.fields and v not in _EMPTY}
+
+    def shape_problem(self, name: str, values: dict[str, Any]) -> str | None:
+        """Why a raw value cannot even be offered to its field (a list for a single
+        value, an object...), fixing what is only a matter of shape; None: fine."""
+        field, value = self.fields[name], values[name]
+        if isinstance(field, forms.MultipleChoiceField):
+            if not isinstance(value, list):
+                values[name] = value = [value]
+            if any(isinstance(item, (list, dict)) for item in value):
+                return gettext("Enter a list of values.")
+        elif isinstance(value, (list, dict)):
+            return gettext("Enter a single value.")
+        elif isinstance(field, TEMPORAL) and not isinstance(value, str):
+            values[name] = value = str(value)
+        try:
+            field.clean(value)
+        except ValidationError:
+            pass  # the form says why, in its words
+        except Exception:  # a field that cannot read this type at all
+            return gettext("Enter a valid value.")
+        return None
+
+    def question(self, form: forms.BaseForm, needed: list[str], errors: dict) -> str:
+        sentences = []
+        for name, messages in errors.items():
+            if name == NON_FIELD_ERRORS:
+                sentences.append(" ".join(messages))
+            else:
+                sentences.append(f"{_label(form, name)}: {' '.join(messages)}")
+        asked = [_label(form, name, hint=True) for name in needed]
+        if asked:
+            sentences.append(
+                gettext("Please tell me %(fields)s.")
+                % {"fields": get_text_list(asked, gettext("and"))}
+            )
+        elif errors:
+            sentences.append(gettext("Please change your answer."))
+        return " ".join(sentences)
+
+
+def _parses(field: forms.Field, value: str) -> bool:
+    try:
+        field.to_python(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def _label(form: forms.BaseForm, name: str, *, hint: bool = False) -> str:
+    field = form.fields[name]
+    label = str(field.label or pretty_name(name))
+    if not hint:
+        return label
+    extra = str(field.help_text or "")
+    if not extra and isinstance(field, forms.DateTimeField):
+        extra = "YYYY-MM-DD HH:MM"
+    elif not extra and isinstance(field, forms.DateField):
+        extra = "YYYY-MM-DD"
+    elif not extra and isinstance(field, forms.TimeField):
+        extra = "HH:MM"
+    elif (
+        not extra
+        and isinstance(field, forms.ChoiceField)
+        and not isinstance(field, forms.ModelChoiceField)
+    ):
+        labels = [str(lab) for value, lab in field.choices if value not in ("", None)]
+        extra = " / ".join(labels[:8])
+    return f"{label} ({extra})" if extra else label
