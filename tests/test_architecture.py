@@ -22,7 +22,10 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
     "protocol": ({"protocol"}, set()),
     "foundation": (FOUNDATION | {"protocol"}, DJANGO | {"cryptography"}),
     "skills": (FOUNDATION | {"protocol", "skills"}, DJANGO),
-    "forms": (FOUNDATION | {"protocol", "skills", "forms"}, DJANGO),
+    "forms": (
+        FOUNDATION | {"protocol", "skills", "forms"},
+        DJANGO | {"dateparser", "phonenumbers"},
+    ),
     "core": (
         FOUNDATION | {"protocol", "skills", "forms", "core", "push.policy", "push.ssrf"},
         DJANGO | {"celery", "redis", "psycopg"},

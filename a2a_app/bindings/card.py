@@ -32,8 +32,8 @@ from a2a_app.caller import Caller
 from a2a_app.card_signing import sign_card, signing_enabled
 from a2a_app.conf import a2a_settings
 from a2a_app.core import service
-from a2a_app.models import AgentProfile, agent_identity
 from a2a_app.forms import schema as form_schema
+from a2a_app.models import AgentProfile, agent_identity
 from a2a_app.protocol.v03.card import card_v03_fields
 from a2a_app.protocol.versions import V0_3, V1_0
 from a2a_app.skills.catalogue import SkillInfo, get_catalogue, get_profile
