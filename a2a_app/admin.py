@@ -300,7 +300,7 @@ class TaskAdmin(admin.ModelAdmin):
     live task with the verbs of its page (answer, complete, reject, cancel), each its own
     permission, each through the service layer like a protocol call."""
 
-    list_display = ("short_id", "asked", "skill_id", "state_badge", "caller", "age")
+    list_display = ("short_id", "asked", "skill", "state_badge", "caller", "age")
     list_display_links = ("short_id", "asked")
     list_filter = (admin_tasks.WaitingFilter, "state", admin_tasks.SkillFilter)
     search_fields = ("=id", "=context_id", "summary")
@@ -350,6 +350,10 @@ class TaskAdmin(admin.ModelAdmin):
     @admin.display(description=_("asked"), ordering="summary")
     def asked(self, obj: Task) -> str:
         return Truncator(obj.summary).chars(80) or "—"
+
+    @admin.display(description=_("skill"), ordering="skill_id")
+    def skill(self, obj: Task) -> str:
+        return obj.skill_id or "—"
 
     @admin.display(description=_("state"), ordering="state")
     def state_badge(self, obj: Task) -> str:
@@ -405,6 +409,8 @@ class TaskAdmin(admin.ModelAdmin):
                 "a2a_verbs": admin_tasks.verb_forms(request, task),
                 "a2a_waiting_for_us": task.task_state is TaskState.WORKING
                 and task.lease_expires_at is None,
+                # The page's heading says what was asked rather than the task's UUID.
+                "subtitle": task.summary or str(task.pk),
             }
         return super().change_view(request, object_id, form_url, {**extra, **(extra_context or {})})
 

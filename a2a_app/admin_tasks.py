@@ -84,7 +84,7 @@ def waiting_for_caller() -> Q:
 
 
 class WaitingFilter(admin.SimpleListFilter):
-    title = _("waiting")
+    title = _("who acts next")
     parameter_name = "waiting"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
@@ -116,6 +116,8 @@ class SkillFilter(admin.SimpleListFilter):
 def age(moment: datetime | None) -> str:
     if moment is None:
         return "—"
+    if (timezone.now() - moment).total_seconds() < 60:
+        return gettext("just now")
     return gettext("%(time)s ago") % {"time": timesince(moment, timezone.now(), depth=1)}
 
 
@@ -213,8 +215,11 @@ def shown_part(part: Any) -> ShownPart:
         flat = isinstance(data, dict) and all(
             _scalar(v) or isinstance(v, list) and all(_scalar(i) for i in v) for v in data.values()
         )
-        if flat and data:
-            return ShownPart("data", rows=[(str(k), _cell(v)) for k, v in data.items()])
+        if flat:
+            # Empty values say nothing to a reader (an ``ask`` with no missing fields
+            # carries ``"missing": []``): left out of the table.
+            rows = [(str(k), _cell(v)) for k, v in data.items() if v not in (None, "", [])]
+            return ShownPart("data", rows=rows)
         return ShownPart("data", pretty=json.dumps(data, indent=2, ensure_ascii=False))
     if "url" in part:
         url = str(part["url"])
@@ -230,6 +235,11 @@ def shown_part(part: Any) -> ShownPart:
         name = str(part.get("filename") or gettext("(unnamed file)"))
         return ShownPart("file", name=name, media_type=media_type, size=size)
     return ShownPart("data", pretty=json.dumps(part, indent=2, ensure_ascii=False))
+
+
+def _visible(parts: list[Any]) -> list[ShownPart]:
+    shown = (shown_part(p) for p in parts)
+    return [p for p in shown if p.kind != "data" or p.rows or p.pretty]
 
 
 @dataclass(slots=True)
@@ -253,7 +263,7 @@ def conversation(task: Task) -> tuple[list[ShownMessage], int]:
     shown = [
         ShownMessage(
             role="agent" if "AGENT" in role.upper() else "user",
-            parts=[shown_part(p) for p in (body or {}).get("parts", [])],
+            parts=_visible((body or {}).get("parts", [])),
             created_at=created_at,
             message_id=message_id,
             is_status=bool(current) and message_id == current,
@@ -278,7 +288,7 @@ def artifacts(task: Task) -> list[ShownArtifact]:
             artifact_id=row.artifact_id,
             name=row.name or (row.body or {}).get("name", ""),
             description=(row.body or {}).get("description", ""),
-            parts=[shown_part(p) for p in (row.body or {}).get("parts", [])],
+            parts=_visible((row.body or {}).get("parts", [])),
             created_at=row.created_at,
         )
         for row in TaskArtifact.objects.filter(task=task).order_by("position")

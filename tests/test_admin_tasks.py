@@ -146,7 +146,7 @@ class TestTaskList:
             "alice",
             "user:999999 (no such user)",
         }
-        assert re.search(r"\d+\xa0(minute|second)s? ago", page)
+        assert "just now" in page
         assert "catering" in page
         assert ".a2a-state--us" in page  # the styles came along
 
