@@ -77,7 +77,6 @@ def some_other_tasks() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_the_owner_answers_a_waiting_task(live_server, browser_page, shots) -> None:  # noqa: F811
     from django.contrib.auth.models import User
-
     from playwright.sync_api import expect
 
     from a2a_app.models import Task
