@@ -40,6 +40,8 @@ _EXPORTS = {
     "TaskState": "a2a_app.protocol.types",
     "TaskClosed": "a2a_app.exceptions",
     "TaskNotFound": "a2a_app.exceptions",
+    # Names the object a task is about (the admin's task page links to it).
+    "attach": "a2a_app.models",
 }
 _SUBMODULES = {"api", "exceptions", "signals", "testing"}
 
@@ -60,6 +62,7 @@ __all__ = [
     "TaskState",
     "Working",
     "api",
+    "attach",
     "data_artifact",
     "exceptions",
     "file_artifact",
