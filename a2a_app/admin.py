@@ -25,6 +25,7 @@ from django.http import (
     HttpResponseNotAllowed,
     HttpResponseRedirect,
 )
+from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator
@@ -330,7 +331,7 @@ class TaskAdmin(admin.ModelAdmin):
         ),
     )
     inlines = (PushConfigInline,)
-    actions = ("cancel_tasks",)
+    actions = ("cancel_tasks", "reject_tasks")
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return TaskChangeList
@@ -452,6 +453,40 @@ class TaskAdmin(admin.ModelAdmin):
 
     def has_cancel_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("a2a_app.cancel_task")
+
+    def has_reject_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("a2a_app.reject_task")
+
+    @admin.action(description=_("Reject selected tasks…"), permissions=["reject"])
+    def reject_tasks(self, request: HttpRequest, queryset: QuerySet[Task]) -> Any:
+        """Asks for the reason first (one for all), then rejects each live task with it."""
+        live = list(queryset.exclude(state__in=[s.value for s in TERMINAL_STATES]))
+        verb = admin_tasks.VERBS["reject"]
+        applying = "apply" in request.POST
+        form = admin_tasks.TaskActionForm(request.POST if applying else None, prefix="reject")
+        if applying and form.is_valid():
+            reason, rejected = form.cleaned_data["text"], 0
+            for task in live:
+                try:
+                    admin_tasks.perform(verb, task, reason)
+                except TaskClosed:
+                    continue  # it ended meanwhile: left as it is
+                self.log_change(request, task, f"reject: {reason}")
+                rejected += 1
+            self.message_user(request, _("Rejected %d task(s).") % rejected, messages.SUCCESS)
+            return None
+        if not live:
+            self.message_user(request, _("None of these tasks is live."), messages.WARNING)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Reject tasks"),
+            "opts": self.model._meta,
+            "tasks": live,
+            "form": form,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/a2a_app/task/reject_selected.html", context)
 
     @admin.action(description=_("Cancel selected tasks"), permissions=["cancel"])
     def cancel_tasks(self, request: HttpRequest, queryset: QuerySet[Task]) -> None:

@@ -507,3 +507,42 @@ class TestSkillForm:
         response = boss.post(self.URL, skill_post(input_modes="text/plain\nnot a type"))
         assert response.status_code == 200
         assert "input_modes" in response.context["adminform"].form.errors
+
+
+class TestRejectSelected:
+    def post(self, client: Client, *tasks: Task, **extra: str):
+        data = {"action": "reject_tasks", "_selected_action": [t.pk for t in tasks]}
+        return client.post(LIST, data | extra, follow=True)
+
+    def test_asks_for_the_reason_then_rejects_the_live_ones(self, boss):
+        live, other, ended = make_task(), make_task(INPUT_REQUIRED), make_task(COMPLETED)
+        page = self.post(boss, live, other, ended)
+        assert page.templates[0].name == "admin/a2a_app/task/reject_selected.html"
+        assert "These 2 tasks will be rejected" in page.content.decode()
+        assert Task.objects.get(pk=live.pk).state == WORKING
+        done = self.post(boss, live, other, ended, apply="1", **{"reject-text": "Spam."})
+        assert shown(done) == ["Rejected 2 task(s)."]
+        states = {t.pk: t.state for t in Task.objects.all()}
+        assert states == {live.pk: REJECTED, other.pk: REJECTED, ended.pk: COMPLETED}
+        reason = Task.objects.get(pk=live.pk).status_message["parts"][0]["text"]
+        assert reason == "Spam."
+
+    def test_an_empty_reason_asks_again(self, boss):
+        live = make_task()
+        page = self.post(boss, live, apply="1", **{"reject-text": ""})
+        assert page.templates[0].name == "admin/a2a_app/task/reject_selected.html"
+        assert Task.objects.get(pk=live.pk).state == WORKING
+
+    def test_needs_the_reject_permission(self):
+        live = make_task()
+        viewer = staff_with("view_task", "cancel_task", "complete_task", "answer_task")
+        choices = viewer.get(LIST).context["action_form"].fields["action"].choices
+        assert "cancel_tasks" in [name for name, _ in choices]
+        assert "reject_tasks" not in [name for name, _ in choices]
+        self.post(viewer, live, apply="1", **{"reject-text": "no"})
+        assert Task.objects.get(pk=live.pk).state == WORKING
+        rejecter = staff_with("view_task", "reject_task")
+        choices = rejecter.get(LIST).context["action_form"].fields["action"].choices
+        assert "reject_tasks" in [name for name, _ in choices]
+        self.post(rejecter, live, apply="1", **{"reject-text": "no"})
+        assert Task.objects.get(pk=live.pk).state == REJECTED
