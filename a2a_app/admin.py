@@ -336,6 +336,10 @@ class TaskAdmin(admin.ModelAdmin):
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return TaskChangeList
 
+    def get_inlines(self, request: HttpRequest, obj: Task | None) -> Any:
+        # An empty webhook table says nothing: shown only for tasks that have webhooks.
+        return self.inlines if obj is not None and obj.push_configs.exists() else ()
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
