@@ -33,7 +33,7 @@ from django.utils.translation import gettext_lazy as _
 from a2a_app import admin_tasks
 from a2a_app.admin_fields import LinesField, modes_field
 from a2a_app.core import service
-from a2a_app.exceptions import TaskClosed
+from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import (
     ApiKey,
     Delivery,
@@ -381,6 +381,9 @@ class TaskAdmin(admin.ModelAdmin):
                 messages.ERROR,
             )
             return HttpResponseRedirect(back)
+        except TaskNotFound:  # deleted meanwhile
+            self.message_user(request, _("This task no longer exists."), messages.ERROR)
+            return HttpResponseRedirect(reverse(f"{self.admin_site.name}:a2a_app_task_changelist"))
         self.log_change(request, task, f"{action.name}: {text}" if text else action.name)
         self.message_user(request, action.done, messages.SUCCESS)
         return HttpResponseRedirect(back)

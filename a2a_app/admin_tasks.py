@@ -160,7 +160,9 @@ def owner_caller(task: Task, users: dict[str, Any] | None = None) -> Caller:
     if not task.owner:
         return Caller()
     user = (users or users_by_scope([task.owner])).get(task.owner)
-    return Caller(user=user if user is not None else _ScopeOnly(owner_user_pk(task.owner)))
+    # The key as the scope spells it, so that the stand-in's scope is the task's owner.
+    stand_in = _ScopeOnly(task.owner.removeprefix("user:"))
+    return Caller(user=user if user is not None else stand_in)
 
 
 @dataclass(frozen=True, slots=True)

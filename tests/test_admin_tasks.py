@@ -401,8 +401,9 @@ class TestVerbs:
         assert shown(response) == ["The task is canceled."]
         assert seen == [(waiting, CANCELED)]
 
-    def test_a_task_of_a_deleted_user_can_still_be_canceled(self, boss):
-        task = make_task(owner="user:424242")
+    @pytest.mark.parametrize("owner", ["user:424242", "user:not-a-key"])
+    def test_a_task_of_a_deleted_user_can_still_be_canceled(self, boss, owner):
+        task = make_task(owner=owner)
         post_verb(boss, str(task.pk), "cancel")
         assert Task.objects.get(pk=task.pk).state == CANCELED
 
