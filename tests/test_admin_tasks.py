@@ -418,6 +418,18 @@ class TestVerbs:
         # And an ended task's page offers no verbs.
         assert "a2a-verb--" not in boss.get(page_url(waiting)).content.decode()
 
+    def test_a_task_deleted_meanwhile_is_a_message(self, boss, waiting, monkeypatch):
+        from a2a_app import admin_tasks
+        from a2a_app.exceptions import TaskNotFound
+
+        def gone(verb, task, text):
+            raise TaskNotFound(task.pk)
+
+        monkeypatch.setattr(admin_tasks, "perform", gone)
+        response = post_verb(boss, waiting, "complete")
+        assert response.redirect_chain[-1][0] == LIST
+        assert shown(response) == ["This task no longer exists."]
+
     def test_an_empty_text_is_refused(self, boss, waiting):
         response = post_verb(boss, waiting, "answer", "   ")
         assert shown(response) == ["Write the text to send, then try again."]
