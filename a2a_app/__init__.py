@@ -43,6 +43,8 @@ _EXPORTS = {
     "search_skill": "a2a_app.forms.generic",
     "create_skill": "a2a_app.forms.generic",
     "lookup_skill": "a2a_app.forms.generic",
+    # Names the object a task is about (the admin's task page links to it).
+    "attach": "a2a_app.models",
 }
 _SUBMODULES = {"api", "exceptions", "signals", "testing"}
 
@@ -64,6 +66,7 @@ __all__ = [
     "Working",
     "api",
     "create_skill",
+    "attach",
     "data_artifact",
     "exceptions",
     "file_artifact",

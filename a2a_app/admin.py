@@ -13,33 +13,66 @@ from urllib.parse import urlsplit, urlunsplit
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import quote, unquote
+from django.contrib.admin.views.main import ChangeList
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.utils.html import format_html_join
+from django.http import (
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseNotAllowed,
+    HttpResponseRedirect,
+)
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.utils.text import Truncator
 from django.utils.translation import gettext_lazy as _
 
-from a2a_app.caller import Caller
+from a2a_app import admin_tasks
+from a2a_app.admin_fields import LinesField, modes_field
 from a2a_app.core import service
+from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import (
     ApiKey,
     Delivery,
     PushConfig,
     Skill,
     Task,
-    TaskArtifact,
-    TaskMessage,
 )
 from a2a_app.protocol.errors import A2AError
 from a2a_app.protocol.params import TaskIdRequest
-from a2a_app.protocol.types import TERMINAL_STATES
+from a2a_app.protocol.types import TERMINAL_STATES, TaskState
 from a2a_app.push import delivery
 from a2a_app.skills import registry
 
 
 class SkillForm(forms.ModelForm):
-    """``handler`` is chosen from the skills registered in code."""
+    """``handler`` is chosen from the skills registered in code; tags, examples and modes
+    are lists edited one item per line."""
 
     handler = forms.ChoiceField(choices=())
+    tags = LinesField(
+        label=_("Tags"),
+        commas=True,
+        help_text=_(
+            "Keywords, one per line (or separated by commas). Shown in the agent card. "
+            "The router picks the skill for a new message by the words it shares with "
+            "each skill's name, id, tags and examples: a tag is a word callers use when "
+            "they want this skill (a long word also matches its beginnings: 'vegan' finds "
+            "'vegane')."
+        ),
+    )
+    examples = LinesField(
+        label=_("Examples"),
+        help_text=_(
+            "Example requests, one per line, as a caller would write them. Calling agents "
+            "see them in the agent card, and their words route new messages here too."
+        ),
+    )
+    input_modes = modes_field(_("Input modes"))
+    output_modes = modes_field(_("Output modes"))
 
     class Meta:
         model = Skill
@@ -134,22 +167,6 @@ class ReadOnlyInline(admin.TabularInline):
         return False
 
 
-class TaskMessageInline(ReadOnlyInline):
-    model = TaskMessage
-    fields = ("position", "role", "message_id", "text", "created_at")
-    readonly_fields = fields
-
-    @admin.display(description=_("text"))
-    def text(self, obj: TaskMessage) -> str:
-        return "\n".join(p.get("text", "") for p in obj.body.get("parts", []) if "text" in p)
-
-
-class TaskArtifactInline(ReadOnlyInline):
-    model = TaskArtifact
-    fields = ("position", "artifact_id", "name", "body", "created_at")
-    readonly_fields = fields
-
-
 def mask_url(url: str) -> str:
     """A webhook URL without what may be its secret: the password, the query values."""
     try:
@@ -199,69 +216,232 @@ class PushConfigInline(ReadOnlyInline):
         return _is_set(obj.credentials)
 
 
+class TaskChangeList(ChangeList):
+    """The task list, whose callers' names are looked up once for the whole page."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        page = list(self.result_list)  # evaluated once; the page renders from this cache
+        users = admin_tasks.users_by_scope(task.owner for task in page)
+        for task in page:
+            task.caller_label = admin_tasks.caller_label(task.owner, users)
+
+
 @admin.register(Task)
 class TaskAdmin(admin.ModelAdmin):
-    list_display = ("id", "state", "skill_id", "context_id", "owner", "status_timestamp")
-    list_filter = ("state", "skill_id")
-    search_fields = ("=id", "context_id", "owner")
-    date_hierarchy = "status_timestamp"
+    """Tasks are protocol state: nothing here is saved by a form. The owner acts on a
+    live task with the verbs of its page (answer, complete, reject, cancel), each its own
+    permission, each through the service layer like a protocol call."""
+
+    list_display = ("short_id", "asked", "skill", "state_badge", "caller", "age")
+    list_display_links = ("short_id", "asked")
+    list_filter = (admin_tasks.WaitingFilter, "state", admin_tasks.SkillFilter)
+    search_fields = ("=id", "=context_id", "summary")
+    search_help_text = _("A task id, a context id, or words of what was asked.")
+    # Counting a big task table on every page costs more than the number is worth.
+    show_full_result_count = False
     readonly_fields = (
         "id",
         "context_id",
         "owner",
         "skill_id",
         "state",
-        "status_text",
         "status_timestamp",
+        "created_at",
         "metadata",
         "skill_state",
         "protocol_version",
-        "created_at",
         "background",
         "run_attempts",
         "enqueued_at",
         "lease_expires_at",
     )
-    fields = readonly_fields
-    inlines = (TaskMessageInline, TaskArtifactInline, PushConfigInline)
-    actions = ("cancel_tasks",)
+    fieldsets = (
+        (
+            _("Protocol details"),
+            {"fields": readonly_fields, "classes": ("collapse",)},
+        ),
+    )
+    inlines = (PushConfigInline,)
+    actions = ("cancel_tasks", "reject_tasks")
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return TaskChangeList
+
+    def get_inlines(self, request: HttpRequest, obj: Task | None) -> Any:
+        # An empty webhook table says nothing: shown only for tasks that have webhooks.
+        return self.inlines if obj is not None and obj.push_configs.exists() else ()
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return request.method == "GET" and super().has_view_permission(request, obj)
+        # No form saves a task: the page is read-only (no Save button) and acts through
+        # its verbs, which check their own permissions.
+        return False
 
-    @admin.display(description=_("status message"))
-    def status_text(self, obj: Task) -> str:
-        parts = (obj.status_message or {}).get("parts", [])
-        return format_html_join(
-            "\n", "<p>{}</p>", ((p.get("text", ""),) for p in parts if "text" in p)
+    @admin.display(description=_("task"), ordering="id")
+    def short_id(self, obj: Task) -> str:
+        return str(obj.pk)[:8]
+
+    @admin.display(description=_("asked"), ordering="summary")
+    def asked(self, obj: Task) -> str:
+        return Truncator(obj.summary).chars(80) or "—"
+
+    @admin.display(description=_("skill"), ordering="skill_id")
+    def skill(self, obj: Task) -> str:
+        return obj.skill_id or "—"
+
+    @admin.display(description=_("state"), ordering="state")
+    def state_badge(self, obj: Task) -> str:
+        return format_html(
+            '<span class="a2a-state a2a-state--{}">{}</span>',
+            admin_tasks.state_tone(obj.state),
+            admin_tasks.state_label(obj.state),
         )
+
+    @admin.display(description=_("caller"), ordering="owner")
+    def caller(self, obj: Task) -> str:
+        label = getattr(obj, "caller_label", None)
+        if label is None:  # outside the list page
+            label = admin_tasks.caller_label(obj.owner, admin_tasks.users_by_scope([obj.owner]))
+        return label
+
+    @admin.display(description=_("age"), ordering="created_at")
+    def age(self, obj: Task) -> str:
+        return format_html(
+            '<span title="{}">{}</span>', obj.created_at, admin_tasks.age(obj.created_at)
+        )
+
+    # --- the task page ----------------------------------------------------------------
+
+    def get_urls(self) -> list[Any]:
+        act = self.admin_site.admin_view(self.act_view)
+        return [
+            path("<path:object_id>/act/<str:verb>/", act, name="a2a_app_task_act"),
+            *super().get_urls(),
+        ]
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        task = self.get_object(request, unquote(object_id))
+        extra: dict[str, Any] = {}
+        if task is not None and self.has_view_permission(request, task):
+            messages_, earlier = admin_tasks.conversation(task)
+            users = admin_tasks.users_by_scope([task.owner])
+            extra = {
+                "a2a_task": task,
+                "a2a_state_label": admin_tasks.state_label(task.state),
+                "a2a_state_tone": admin_tasks.state_tone(task.state),
+                "a2a_caller": admin_tasks.caller_label(task.owner, users),
+                "a2a_messages": messages_,
+                "a2a_earlier": earlier,
+                "a2a_artifacts": admin_tasks.artifacts(task),
+                "a2a_attached": admin_tasks.attached(task, request, self.admin_site),
+                "a2a_verbs": admin_tasks.verb_forms(request, task),
+                "a2a_waiting_for_us": task.task_state is TaskState.WORKING
+                and task.lease_expires_at is None,
+                # The page's heading says what was asked rather than the task's UUID.
+                "subtitle": task.summary or str(task.pk),
+            }
+        return super().change_view(request, object_id, form_url, {**extra, **(extra_context or {})})
+
+    def act_view(self, request: HttpRequest, object_id: str, verb: str) -> HttpResponse:
+        """POST only: one verb on one task, then back to the task's page with a message."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        action = admin_tasks.VERBS.get(verb)
+        task = self.get_object(request, unquote(object_id))
+        if action is None or task is None or not self.has_view_permission(request, task):
+            raise Http404(_("No such task or action."))
+        if not request.user.has_perm(action.perm):
+            raise PermissionDenied
+        back = reverse(f"{self.admin_site.name}:a2a_app_task_change", args=[quote(task.pk)])
+        text = ""
+        if action.needs_text:
+            form = admin_tasks.TaskActionForm(request.POST, prefix=action.name)
+            if not form.is_valid():
+                self.message_user(
+                    request, _("Write the text to send, then try again."), messages.ERROR
+                )
+                return HttpResponseRedirect(back)
+            text = form.cleaned_data["text"]
+        try:
+            task = admin_tasks.perform(action, task, text)
+        except TaskClosed as closed:
+            self.message_user(
+                request,
+                _("Nothing was sent: this task already ended (%(state)s).")
+                % {"state": admin_tasks.state_label(closed.state)},
+                messages.ERROR,
+            )
+            return HttpResponseRedirect(back)
+        except TaskNotFound:  # deleted meanwhile
+            self.message_user(request, _("This task no longer exists."), messages.ERROR)
+            return HttpResponseRedirect(reverse(f"{self.admin_site.name}:a2a_app_task_changelist"))
+        self.log_change(request, task, f"{action.name}: {text}" if text else action.name)
+        self.message_user(request, action.done, messages.SUCCESS)
+        return HttpResponseRedirect(back)
+
+    # --- list actions -------------------------------------------------------------------
 
     def has_cancel_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm("a2a_app.cancel_task")
 
+    def has_reject_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("a2a_app.reject_task")
+
+    @admin.action(description=_("Reject selected tasks…"), permissions=["reject"])
+    def reject_tasks(self, request: HttpRequest, queryset: QuerySet[Task]) -> Any:
+        """Asks for the reason first (one for all), then rejects each live task with it."""
+        live = list(queryset.exclude(state__in=[s.value for s in TERMINAL_STATES]))
+        verb = admin_tasks.VERBS["reject"]
+        applying = "apply" in request.POST
+        form = admin_tasks.TaskActionForm(request.POST if applying else None, prefix="reject")
+        if applying and form.is_valid():
+            reason, rejected = form.cleaned_data["text"], 0
+            for task in live:
+                try:
+                    admin_tasks.perform(verb, task, reason)
+                except TaskClosed:
+                    continue  # it ended meanwhile: left as it is
+                self.log_change(request, task, f"reject: {reason}")
+                rejected += 1
+            self.message_user(request, _("Rejected %d task(s).") % rejected, messages.SUCCESS)
+            return None
+        if not live:
+            self.message_user(request, _("None of these tasks is live."), messages.WARNING)
+            return None
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Reject tasks"),
+            "opts": self.model._meta,
+            "tasks": live,
+            "form": form,
+            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(request, "admin/a2a_app/task/reject_selected.html", context)
+
     @admin.action(description=_("Cancel selected tasks"), permissions=["cancel"])
     def cancel_tasks(self, request: HttpRequest, queryset: QuerySet[Task]) -> None:
         canceled = 0
-        for task in queryset.exclude(state__in=[s.value for s in TERMINAL_STATES]):
+        live = list(queryset.exclude(state__in=[s.value for s in TERMINAL_STATES]))
+        users = admin_tasks.users_by_scope(task.owner for task in live)
+        for task in live:
             # Through the service, as the task's owner, so signals and rules apply.
-            owner = Caller(user=_owner_user(task))
             try:
-                service.cancel_task(TaskIdRequest(id=str(task.pk)), owner)
+                service.cancel_task(
+                    TaskIdRequest(id=str(task.pk)), admin_tasks.owner_caller(task, users)
+                )
                 canceled += 1
             except A2AError as exc:
                 self.message_user(request, f"{task.pk}: {exc.message}", messages.WARNING)
         self.message_user(request, _("Canceled %d task(s).") % canceled, messages.SUCCESS)
-
-
-def _owner_user(task: Task) -> Any:
-    if not task.owner.startswith("user:"):
-        return None
-    from django.contrib.auth import get_user_model
-
-    return get_user_model().objects.filter(pk=task.owner.removeprefix("user:")).first()
 
 
 @admin.register(Delivery)
@@ -300,6 +480,10 @@ class DeliveryAdmin(admin.ModelAdmin):
     actions = ("redeliver",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # The log is written by deliveries only: no Save button (redelivering is an action).
         return False
 
     @admin.display(description=_("event"), ordering="event__sequence")

@@ -9,6 +9,7 @@ protocol data, written once and served back as they are.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 import uuid
 from datetime import datetime, timedelta
@@ -23,7 +24,7 @@ from django.utils.translation import gettext_lazy as _
 
 from a2a_app.conf import a2a_settings
 from a2a_app.crypto import EncryptedTextField
-from a2a_app.protocol.types import OPERATION_NAMES, TERMINAL_STATES, TaskState
+from a2a_app.protocol.types import OPERATION_NAMES, TERMINAL_STATES, Message, TaskState
 
 
 class Skill(models.Model):
@@ -278,6 +279,10 @@ class Task(models.Model):
     skill_state = models.JSONField(default=dict, blank=True)
     protocol_version = models.CharField(max_length=10, default="1.0")
     created_at = models.DateTimeField(default=timezone.now)
+    #: What was asked: the text of the message that created the task, cut to its first
+    #: ``SUMMARY_LENGTH`` characters, for the admin's task list and search (written with
+    #: the task's INSERT, so it costs no query; see ``summary_of``).
+    summary = models.CharField(_("asked"), max_length=200, blank=True, default="")
     #: The ``messageId`` of the message that created the task: a retried send (same caller,
     #: same id) finds this task instead of creating another (see core/sending.py).
     first_message_id = models.CharField(max_length=200, blank=True, default="")
@@ -295,8 +300,14 @@ class Task(models.Model):
 
     class Meta:
         ordering = ("-status_timestamp", "-id")
-        # Admin actions that change a task need more than the right to look at it.
-        permissions = [("cancel_task", _("Can cancel tasks (admin action)"))]
+        # Admin actions that change a task need more than the right to look at it, and
+        # each its own: a clerk may answer callers without being allowed to reject them.
+        permissions = [
+            ("cancel_task", _("Can cancel tasks (admin action)")),
+            ("answer_task", _("Can ask a task's caller for input (admin action)")),
+            ("complete_task", _("Can complete tasks (admin action)")),
+            ("reject_task", _("Can reject tasks (admin action)")),
+        ]
         indexes = [
             models.Index(
                 fields=["owner", "-status_timestamp", "-id"], name="a2a_task_owner_recent"
@@ -330,30 +341,76 @@ class Task(models.Model):
     def is_terminal(self) -> bool:
         return self.task_state in TERMINAL_STATES
 
-    @property
-    def attached_objects(self) -> list[Any]:
-        """The model instances the handler attached (``ctx.attach``), oldest first; an
-        object deleted since, or of a model no longer installed, is left out."""
-        from django.apps import apps
+    def attached_object(self) -> models.Model | None:
+        """The object a handler attached to this task (a booking, an order), if it still
+        exists; see :func:`attach` and :data:`ATTACHED_KEY`."""
+        return attached_object(self.skill_state)
 
-        # The key is a2a_app.skills.context.ATTACHED_STATE_KEY (the foundation may not
-        # import the skills layer).
-        found = []
-        for ref in (self.skill_state or {}).get("a2a_attached") or ():
-            try:
-                model = apps.get_model(ref["app_label"], ref["model"])
-            except (KeyError, LookupError, TypeError):
-                continue
-            obj = model._default_manager.filter(pk=ref.get("pk")).first()
-            if obj is not None:
-                found.append(obj)
-        return found
 
-    @property
-    def attached_object(self) -> Any:
-        """The latest object the handler attached (a reservation), or None."""
-        objects = self.attached_objects
-        return objects[-1] if objects else None
+#: Where a task's state names the object its handler made or found: a dict
+#: ``{"app_label": ..., "model": ..., "pk": ...}`` (``model`` is the lower-case model
+#: name, as in content types). The admin's task page links to it.
+ATTACHED_KEY = "a2a_attached"
+
+#: How much of the first message's text ``Task.summary`` keeps.
+SUMMARY_LENGTH = 200
+
+
+def summary_of(message: Message) -> str:
+    """``Task.summary`` for a task's first message: its text on one line, or without text
+    its data (compact JSON) or file names; at most ``SUMMARY_LENGTH`` characters (an
+    ellipsis marks a cut)."""
+    line = " ".join(message.text.split())
+    if not line:
+        pieces = []
+        for part in message.parts:
+            if part.kind == "data":
+                pieces.append(json.dumps(part.content, ensure_ascii=False, separators=(",", ":")))
+            elif part.kind in ("raw", "url"):
+                pieces.append(part.filename or (part.content if part.kind == "url" else "file"))
+        line = " ".join(" ".join(pieces).split())
+    if len(line) <= SUMMARY_LENGTH:
+        return line
+    return line[: SUMMARY_LENGTH - 1].rstrip() + "…"
+
+
+def attach(state: dict[str, Any], obj: models.Model) -> None:
+    """Record in a task's state (``ctx.state``) the object the task is about, so that the
+    admin links the task to it::
+
+        booking = Booking.objects.create(...)
+        attach(ctx.state, booking)
+    """
+    meta = obj._meta
+    state[ATTACHED_KEY] = {"app_label": meta.app_label, "model": meta.model_name, "pk": obj.pk}
+
+
+def attached_reference(state: Any) -> tuple[type[models.Model], Any] | None:
+    """The model class and primary key a task's state names under :data:`ATTACHED_KEY`
+    (None when it names none, or a model this site does not have)."""
+    from django.apps import apps
+
+    ref = state.get(ATTACHED_KEY) if isinstance(state, dict) else None
+    if not isinstance(ref, dict) or ref.get("pk") is None:
+        return None
+    try:
+        model = apps.get_model(str(ref.get("app_label")), str(ref.get("model")))
+    except (LookupError, ValueError):
+        return None
+    return model, ref["pk"]
+
+
+def attached_object(state: Any) -> models.Model | None:
+    """The object a task's state names under :data:`ATTACHED_KEY`, or None (none named,
+    an unknown model, a malformed key, or the object is gone)."""
+    reference = attached_reference(state)
+    if reference is None:
+        return None
+    model, pk = reference
+    try:
+        return model._default_manager.filter(pk=pk).first()
+    except (ValueError, TypeError, ValidationError):
+        return None  # a key of the wrong type for the model
 
 
 class TaskMessage(models.Model):

@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from a2a_app import Completed, InputRequired, Rejected, SkillContext, Working, skill
+from a2a_app import Completed, InputRequired, Rejected, SkillContext, Working, attach, skill
 
 from . import booking, catering, replies
 from .booking import NoTableFree, Problem
@@ -259,6 +259,7 @@ def catering_request(ctx: SkillContext) -> Working | InputRequired | Rejected:
         task_id=ctx.task_id, fields=known, notes="\n".join(state["notes"]), language=lang
     )
     state["reference"] = request.reference
+    attach(state, request)  # the admin's task page links to the request
     return _catering_received(ctx, request)
 
 

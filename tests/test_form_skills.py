@@ -375,23 +375,24 @@ def test_create_skill_saves_attaches_and_confirms(fake_interpreter):
     assert artifact["parts"][0]["text"] == "Welcome ada ()."
     assert artifact["parts"][1]["data"]["username"] == "ada"
     row = Task.objects.get(pk=task["id"])
-    assert row.skill_state["a2a_attached"] == [
-        {"app_label": "auth", "model": "user", "pk": str(user.pk), "label": "ada"}
-    ]
-    assert row.attached_object == user
+    assert row.skill_state["a2a_attached"] == {
+        "app_label": "auth",
+        "model": "user",
+        "pk": user.pk,
+    }
+    assert row.attached_object() == user
 
 
 def test_attached_object_tolerates_deleted_objects_and_unknown_models():
-    task = Task(
+    gone = Task(
         context_id="c",
-        skill_state={
-            "a2a_attached": [
-                {"app_label": "auth", "model": "group", "pk": "999"},
-                {"app_label": "nope", "model": "gone", "pk": "1"},
-            ]
-        },
+        skill_state={"a2a_attached": {"app_label": "auth", "model": "group", "pk": 999}},
     )
-    assert task.attached_objects == [] and task.attached_object is None
+    unknown = Task(
+        context_id="c",
+        skill_state={"a2a_attached": {"app_label": "nope", "model": "gone", "pk": 1}},
+    )
+    assert gone.attached_object() is None and unknown.attached_object() is None
 
 
 # --- facts known in the context ------------------------------------------------------------
@@ -761,7 +762,7 @@ def test_lookup_skill_cancels_what_it_found(generic_skills, fake_interpreter):
     assert done.artifacts[0].parts[0].content == "Canceled: ada."
     user.refresh_from_db()
     assert user.is_active is False
-    assert talk.state["a2a_attached"][0]["pk"] == str(user.pk)
+    assert talk.state["a2a_attached"]["pk"] == user.pk
 
 
 def test_generic_skills_are_exported_from_the_package_root():

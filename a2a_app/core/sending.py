@@ -36,7 +36,7 @@ from a2a_app.core.execution import (
     run_handler,
 )
 from a2a_app.core.updates import TaskUpdate
-from a2a_app.models import PushConfig, Task
+from a2a_app.models import PushConfig, Task, summary_of
 from a2a_app.protocol.errors import (
     ContentTypeNotSupportedError,
     InvalidParamsError,
@@ -149,6 +149,7 @@ def plan(
         protocol_version=version,
         background=background,
         first_message_id=message.message_id if retries.deduplicates(caller) else "",
+        summary=summary_of(message),
     )
     update = TaskUpdate(task, is_new=True)
     return _planned(request, caller, version, update, skill, push_config, background)

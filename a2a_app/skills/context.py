@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 FORM_STATE_KEY = "a2a_form"
 #: the values a later task of the same context (and caller) may reuse,
 FACTS_STATE_KEY = "a2a_facts"
-#: and the objects a handler attached (``ctx.attach``): [{app_label, model, pk, label}].
-ATTACHED_STATE_KEY = "a2a_attached"
+#: and the object the task is about (``ctx.attach``): ``a2a_app.models.ATTACHED_KEY``.
 
 
 # --- outcomes ----------------------------------------------------------------------------
@@ -254,18 +253,11 @@ class SkillContext:
         return InputRequired(question, [field_name], {"missing": [field_name], "errors": errors})
 
     def attach(self, obj: Any) -> None:
-        """Record a model instance the task created or is about (a booking), so the admin
-        can link to it: ``Task.attached_object`` returns it."""
-        meta = obj._meta
-        attached = self.state.setdefault(ATTACHED_STATE_KEY, [])
-        attached.append(
-            {
-                "app_label": meta.app_label,
-                "model": meta.model_name,
-                "pk": str(obj.pk),
-                "label": str(obj)[:200],
-            }
-        )
+        """Record the model instance the task created or is about (a booking), so the
+        admin's task page links to it (``Task.attached_object()`` returns it)."""
+        from a2a_app.models import attach
+
+        attach(self.state, obj)
 
     def reject(self, reason: str) -> Rejected:
         return Rejected(reason)

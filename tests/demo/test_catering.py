@@ -350,3 +350,14 @@ def test_admin_pages(demo, rpc, admin_client) -> None:
     assert admin_client.get("/admin/skills/cateringrequest/add/").status_code == 403
     change = admin_client.get(f"/admin/skills/cateringrequest/{request.pk}/change/")
     assert change.status_code == 200 and 'name="staff_note"' in change.content.decode()
+
+
+def test_the_task_page_links_to_the_request(demo, rpc, admin_client) -> None:
+    task, request = submit_and_run(rpc, f"Catering for 40 people on {future()}, call 030 1234567")
+    from a2a_app.models import Task
+
+    assert Task.objects.get(pk=task["id"]).attached_object() == request
+    page = admin_client.get(f"/admin/a2a_app/task/{task['id']}/change/").content.decode()
+    assert f'href="/admin/skills/cateringrequest/{request.pk}/change/"' in page
+    waiting = admin_client.get("/admin/a2a_app/task/?waiting=us").content.decode()
+    assert task["id"][:8] in waiting
