@@ -173,7 +173,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_SENDER": "a2a_app.push.senders.RequestsSender",
     # http:// webhook URLs are refused unless this is true (None: allowed when DEBUG).
     "WEBHOOK_ALLOW_HTTP": None,
-    # Host names exempt from the SSRF guard (exact names, whatever they resolve to).
+    # Hosts exempt from the SSRF guard: host names (exact names, whatever they resolve
+    # to) and IP addresses ("127.0.0.1", "::1" or "[::1]": exactly that address).
     "WEBHOOK_ALLOWED_HOSTS": [],
     # Networks (CIDR strings) whose addresses the SSRF guard lets through.
     "WEBHOOK_ALLOWED_NETWORKS": [],
