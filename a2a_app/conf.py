@@ -67,6 +67,10 @@ DEFAULTS: dict[str, Any] = {
     "CARD_MAX_AGE": 300,
     # How long a web process trusts its cached copy of the skills' change marker.
     "CARD_REVALIDATE_SECONDS": 5,
+    # Whether the Skill row made for a newly registered @skill handler (by migrate, or the
+    # first request after a deploy) is enabled, so the skill is served at once. False: the
+    # row is made disabled and the owner enables it in the admin.
+    "NEW_SKILLS_ENABLED": True,
     # --- requests -------------------------------------------------------------------------
     # DRF authentication classes that identify the caller, declared in the card. HTTP
     # Basic is opt-in: "a2a_app.authentication.BasicAuthentication" (guarded against
