@@ -129,9 +129,7 @@ def create_rows(missing: list[tuple[int, SkillSpec]], using: str = DEFAULT_DB_AL
     with transaction.atomic(using=using):
         Skill.objects.using(using).bulk_create(rows, ignore_conflicts=True)
         move_marker(using)
-    ids = [row.id for row in rows]
-    logger.info("Created Skill rows for registered handlers: %s", ", ".join(ids))
-    return ids
+    return [row.id for row in rows]
 
 
 def update_rows(using: str = DEFAULT_DB_ALIAS) -> list[str]:
@@ -174,7 +172,7 @@ def try_create_rows(missing: list[tuple[int, SkillSpec]]) -> bool:
     """:func:`create_rows` from a request: a database that refuses (read-only replica,
     permissions) is logged, not raised; True if the rows were written."""
     try:
-        create_rows(missing)
+        ids = create_rows(missing)
     except DatabaseError:
         logger.warning(
             "Could not create Skill rows for %s; run `manage.py migrate` or "
@@ -183,4 +181,5 @@ def try_create_rows(missing: list[tuple[int, SkillSpec]]) -> bool:
             exc_info=True,
         )
         return False
+    logger.info("Created Skill rows for registered handlers: %s", ", ".join(ids))
     return True
