@@ -35,9 +35,10 @@ class Child:
     def __init__(self, name: str, argv: Sequence[str], stop_signal: signal.Signals) -> None:
         self.name = name
         self.stop_signal = stop_signal
-        # process_group=0: the child leads a new group, outside the terminal's
-        # foreground group, so a Ctrl+C is not delivered to it twice.
-        self.process = subprocess.Popen(list(argv), cwd=ROOT, process_group=0)
+        # A session (and process group) of its own: outside the terminal's foreground
+        # group, so a Ctrl+C reaches it only through the launcher, once; and without
+        # the terminal as its controlling one, so `stty tostop` cannot stop its output.
+        self.process = subprocess.Popen(list(argv), cwd=ROOT, start_new_session=True)
 
     def running(self) -> bool:
         return self.process.poll() is None
