@@ -20,15 +20,12 @@ $(VENV)/.dev-deps: $(VENV)/.run-deps requirements-dev.txt
 	touch $@
 
 ## Install, migrate, load the demo restaurant and serve it on http://127.0.0.1:8000,
-## with a Celery worker (and its sweep) beside it on the embedded filesystem broker
+## with a Celery worker (and its sweep) beside it on the embedded filesystem broker;
+## one Ctrl+C stops both (scripts/run_demo.py)
 run: $(VENV)/.run-deps
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py load_demo
-	@mkdir -p var
-	@trap 'kill 0' EXIT INT TERM; \
-	$(VENV)/bin/celery -A a2a_site worker -B --loglevel INFO --concurrency 2 \
-		--schedule var/celerybeat-schedule & \
-	$(VENV)/bin/uvicorn a2a_site.asgi:application --host $(HOST) --port $(PORT)
+	@exec $(PY) -m scripts.run_demo --host $(HOST) --port $(PORT)
 
 # The a2a-sdk 0.3.x client of the v0.3 interop tests, in a venv of its own: it cannot
 # share one with the v1 SDK (both are the `a2a` package).

@@ -35,6 +35,7 @@ from a2a_app.admin_fields import LinesField, modes_field
 from a2a_app.core import service
 from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import (
+    CODE_FIELDS,
     ApiKey,
     Delivery,
     PushConfig,
@@ -45,7 +46,7 @@ from a2a_app.protocol.errors import A2AError
 from a2a_app.protocol.params import TaskIdRequest
 from a2a_app.protocol.types import TERMINAL_STATES, TaskState
 from a2a_app.push import delivery
-from a2a_app.skills import registry
+from a2a_app.skills import registry, sync
 
 
 class SkillForm(forms.ModelForm):
@@ -103,6 +104,11 @@ class SkillForm(forms.ModelForm):
         self.fields["handler"].choices = choices
 
 
+#: What "Use the code's wording again" releases; access is released on its own.
+WORDING_FIELDS = ("name", "description", "tags", "examples", "input_modes", "output_modes")
+ACCESS_FIELDS = ("access", "permission")
+
+
 @admin.register(Skill)
 class SkillAdmin(admin.ModelAdmin):
     form = SkillForm
@@ -119,6 +125,7 @@ class SkillAdmin(admin.ModelAdmin):
     )
     list_editable = ("enabled", "order")
     list_filter = ("enabled", "access", "execution")
+    readonly_fields = ("from_the_code",)
     fieldsets = (
         (None, {"fields": ("id", "handler", "name", "description")}),
         (
@@ -138,9 +145,107 @@ class SkillAdmin(admin.ModelAdmin):
             {"fields": ("tags", "examples", "input_modes", "output_modes", "order")},
         ),
         (_("Running"), {"fields": ("execution",)}),
+        (
+            _("Code or admin"),
+            {
+                "fields": ("from_the_code",),
+                "description": _(
+                    "The handler declares a name, description, tags, examples, modes and "
+                    "who may use the skill. What you change here wins; what you leave "
+                    "follows the code, also when a developer changes it later. Set a field "
+                    "back to the code's value, or use the actions \"Use the code's wording "
+                    'again" and "Use the code\'s access rule again", to follow the code.'
+                ),
+            },
+        ),
     )
     search_fields = ("id", "name", "description")
-    actions = ("enable", "disable")
+    actions = ("enable", "disable", "use_code_wording", "use_code_access")
+
+    def get_object(self, request: HttpRequest, object_id: str, from_field: Any = None) -> Any:
+        """The row as the card shows it: the code's values where the owner edited none."""
+        row = super().get_object(request, object_id, from_field)
+        if row is not None:
+            for field, value in sync.shown_values(row).items():
+                setattr(row, field, value)
+        return row
+
+    def save_model(self, request: HttpRequest, obj: Skill, form: Any, change: bool) -> None:
+        """Record which of the code's fields the owner set (``edited_fields``)."""
+        changed = {
+            field: form.cleaned_data[field]
+            for field in form.changed_data
+            if field in CODE_FIELDS and field in form.cleaned_data
+        }
+        obj.edited_fields = sync.edited_after_save(
+            obj.edited_fields, changed, registry.get(obj.handler), adding=not change
+        )
+        super().save_model(request, obj, form, change)
+
+    @admin.display(description=_("from the code"))
+    def from_the_code(self, obj: Skill | None) -> str:
+        if obj is None or obj._state.adding:
+            return _("Shown once the skill is saved.")
+        spec = registry.get(obj.handler)
+        if spec is None:
+            return _("The handler is not registered: every value is this row's.")
+        owned = sync.owned_fields(obj.edited_fields)
+        code = sync.code_values(spec)
+        return format_html_join(
+            "\n",
+            "<div><b>{}</b>: {} <span class='help'>({})</span></div>",
+            (
+                (
+                    field.replace("_", " "),
+                    _("yours") if field in owned else _("the code's"),
+                    _("the code says %(value)r") % {"value": code[field]},
+                )
+                for field in CODE_FIELDS
+            ),
+        )
+
+    def _release(self, request: HttpRequest, queryset: QuerySet[Skill], fields: tuple) -> None:
+        released, unknown = [], []
+        for row in queryset:
+            spec = registry.get(row.handler)
+            if spec is None:
+                unknown.append(row.id)
+                continue
+            row.edited_fields = [f for f in row.edited_fields or () if f not in fields]
+            code = sync.code_values(spec)
+            for field in fields:
+                setattr(row, field, code[field])
+            # Saved one by one so that the change signals move the card's marker.
+            row.save(update_fields=[*fields, "edited_fields", "updated_at"])
+            released.append(row.id)
+        if released:
+            self.message_user(
+                request, _("Following the code again: %s.") % ", ".join(released), messages.SUCCESS
+            )
+        if unknown:
+            self.message_user(
+                request,
+                _("Not registered, so there is no code to follow: %s.") % ", ".join(unknown),
+                messages.WARNING,
+            )
+
+    @admin.action(
+        description=_("Use the code's wording again (name, description, tags, examples, modes)")
+    )
+    def use_code_wording(self, request: HttpRequest, queryset: QuerySet[Skill]) -> None:
+        self._release(request, queryset, WORDING_FIELDS)
+
+    @admin.action(description=_("Use the code's access rule again"))
+    def use_code_access(self, request: HttpRequest, queryset: QuerySet[Skill]) -> None:
+        self._release(request, queryset, ACCESS_FIELDS)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Skill | None = None) -> bool:
+        # The row of a registered handler comes back at the next start or migrate:
+        # disabling it is what withdraws the skill. (A bulk delete that includes one is
+        # refused as a whole, as Django does for any object one may not delete.)
+        if obj is not None and _made_for_code(obj):
+            return False
+        return super().has_delete_permission(request, obj)
 
     @admin.action(description=_("Enable selected skills"))
     def enable(self, request: HttpRequest, queryset: QuerySet[Skill]) -> None:
@@ -154,6 +259,11 @@ class SkillAdmin(admin.ModelAdmin):
         for row in queryset:
             row.enabled = False
             row.save(update_fields=["enabled", "updated_at"])
+
+
+def _made_for_code(row: Skill) -> bool:
+    """The row a registered handler gets by itself (its id is the handler's key)."""
+    return row.id == row.handler and registry.get(row.handler) is not None
 
 
 class ReadOnlyInline(admin.TabularInline):

@@ -1,7 +1,9 @@
-"""App configuration: connects signal receivers, registers checks and Celery jobs, and
-discovers each installed app's ``a2a_skills`` module."""
+"""App configuration: connects signal receivers, registers checks and Celery jobs,
+discovers each installed app's ``a2a_skills`` module, and has ``migrate`` make the
+``Skill`` rows of the registered handlers."""
 
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class A2AAppConfig(AppConfig):
@@ -20,3 +22,7 @@ class A2AAppConfig(AppConfig):
         if a2a_settings.CONFORMANCE_MODE:
             from a2a_app.skills import conformance  # noqa: F401  (registers its skill)
         registry.autodiscover()
+        # After our own migrations only (sender=self), like contenttypes and auth do.
+        post_migrate.connect(
+            catalogue.on_post_migrate, sender=self, dispatch_uid="a2a_app.skill_rows"
+        )

@@ -6,7 +6,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
-from django.db import DatabaseError
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, router
 
 from a2a_app.card_signing import key_problems
 from a2a_app.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, a2a_settings
@@ -125,16 +126,30 @@ def check_deploy_keys(app_configs: Any = None, **kwargs: Any) -> list:
 
 
 @register(Tags.database)
-def check_skill_handlers(app_configs: Any = None, **kwargs: Any) -> list:
-    """Rows whose handler is no longer registered, or that ask for a permission they do
-    not name (run with ``check --database default``)."""
+def check_skill_handlers(app_configs: Any = None, databases: Any = None, **kwargs: Any) -> list:
+    """Rows and handlers that do not match: a row whose handler is no longer registered
+    or that asks for a permission it does not name, a handler without a row.
+
+    Reads the databases ``check --database`` names, else the default one if it answers
+    (a check run without a database, or before ``migrate``, finds nothing to say).
+    """
     from a2a_app.models import Skill
 
     problems = []
-    try:
-        rows = list(Skill.objects.values_list("id", "handler", "enabled", "access", "permission"))
-    except DatabaseError:
-        return []  # not migrated yet: nothing to check
+    rows = []
+    read = False
+    for alias in databases if databases is not None else [DEFAULT_DB_ALIAS]:
+        if not router.allow_migrate_model(alias, Skill):
+            continue
+        try:
+            rows += list(
+                Skill.objects.using(alias).values_list(
+                    "id", "handler", "enabled", "access", "permission"
+                )
+            )
+        except (DatabaseError, ImproperlyConfigured):
+            continue  # not migrated yet, or no database: nothing to check
+        read = True
     known = registry.all_skills()
     for skill_id, handler, enabled, access, permission in rows:
         if access == Skill.Access.PERMISSION and not permission.strip():
@@ -152,11 +167,49 @@ def check_skill_handlers(app_configs: Any = None, **kwargs: Any) -> list:
                 (Error if enabled else Warning)(
                     f"Skill {skill_id!r} uses handler {handler!r}, which is not registered.",
                     hint="Register it with @skill in an app's a2a_skills.py, or change the row "
-                    "in the admin. Known handlers: " + (", ".join(sorted(known)) or "none"),
+                    "in the admin. Until then the skill is not offered. Known handlers: "
+                    + (", ".join(sorted(known)) or "none"),
                     id="a2a_app.E010" if enabled else "a2a_app.W010",
                 )
             )
-    return problems
+    if not read:
+        return problems  # no database read: a handler without a row cannot be told apart
+    return problems + _handlers_without_rows(rows)
+
+
+def _handlers_without_rows(rows: list[tuple]) -> list:
+    """W080: a row will be made; W081: it cannot be, its id is another row's."""
+    from a2a_app.skills.sync import missing_specs
+
+    pairs = [(skill_id, handler) for skill_id, handler, *_ in rows]
+    found = []
+    creatable = {spec.key for _, spec in missing_specs(pairs)}
+    published = {handler for _, handler in pairs}
+    state = "enabled" if a2a_settings.NEW_SKILLS_ENABLED else "disabled"
+    for key in sorted(registry.all_skills()):
+        if key in published or key == "conformance":
+            continue
+        if key in creatable:
+            found.append(
+                Warning(
+                    f"Skill handler {key!r} is registered but has no Skill row yet.",
+                    hint=f"Its row is created ({state}, NEW_SKILLS_ENABLED) by the next "
+                    "`manage.py migrate` or the first request that reads the skills; "
+                    "`manage.py a2a_skills --sync` creates it now.",
+                    id="a2a_app.W080",
+                )
+            )
+        else:
+            found.append(
+                Warning(
+                    f"Skill handler {key!r} is registered but no Skill row uses it, and its "
+                    f"id is taken by a row that runs another handler: it is not served.",
+                    hint=f"Add a Skill row with another id and handler {key!r} in the "
+                    "admin, or give the existing row another id.",
+                    id="a2a_app.W081",
+                )
+            )
+    return found
 
 
 @register()

@@ -69,6 +69,10 @@ DEFAULTS: dict[str, Any] = {
     # How long a web process trusts its cached copy of the change marker (moved by
     # saving a skill or the agent profile).
     "CARD_REVALIDATE_SECONDS": 5,
+    # Whether the Skill row made for a newly registered @skill handler (by migrate, or the
+    # first request after a deploy) is enabled, so the skill is served at once. False: the
+    # row is made disabled and the owner enables it in the admin.
+    "NEW_SKILLS_ENABLED": True,
     # --- the pages for people (a2a_app.pages.urls, opt-in) ---------------------------
     # The agent page has a console that talks to the agent from the visitor's browser
     # (anonymous calls, or the API key the visitor types in). False: no console.
@@ -187,7 +191,8 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_SENDER": "a2a_app.push.senders.RequestsSender",
     # http:// webhook URLs are refused unless this is true (None: allowed when DEBUG).
     "WEBHOOK_ALLOW_HTTP": None,
-    # Host names exempt from the SSRF guard (exact names, whatever they resolve to).
+    # Hosts exempt from the SSRF guard: host names (exact names, whatever they resolve
+    # to) and IP addresses ("127.0.0.1", "::1" or "[::1]": exactly that address).
     "WEBHOOK_ALLOWED_HOSTS": [],
     # Networks (CIDR strings) whose addresses the SSRF guard lets through.
     "WEBHOOK_ALLOWED_NETWORKS": [],

@@ -26,9 +26,32 @@ from a2a_app.conf import a2a_settings
 from a2a_app.crypto import EncryptedTextField
 from a2a_app.protocol.types import OPERATION_NAMES, TERMINAL_STATES, Message, TaskState
 
+#: The fields a ``@skill`` declares in code and the owner may override in the admin. A row
+#: shows the code's value for each one not in its ``edited_fields``.
+CODE_FIELDS = (
+    "name",
+    "description",
+    "tags",
+    "examples",
+    "input_modes",
+    "output_modes",
+    "access",
+    "permission",
+)
+
+
+def all_code_fields() -> list[str]:
+    """``edited_fields`` of a row made in code (``Skill.objects.create``, a fixture, a data
+    migration): every value is the one written there, whatever the handler declares."""
+    return list(CODE_FIELDS)
+
 
 class Skill(models.Model):
-    """A skill as the site owner publishes it; ``handler`` picks the code from the registry."""
+    """A skill as the site owner publishes it; ``handler`` picks the code from the registry.
+
+    The values a handler declares (``CODE_FIELDS``) reach the card unless the owner edited
+    them in the admin: ``edited_fields`` names the fields whose row value wins.
+    """
 
     class Access(models.TextChoices):
         PUBLIC = "public", _("Anyone, signed in or not")
@@ -90,6 +113,14 @@ class Skill(models.Model):
         help_text=_("Run long skills in a worker so that no request waits for them."),
     )
     order = models.PositiveIntegerField(default=0, help_text=_("Position in the agent card."))
+    edited_fields = models.JSONField(
+        default=all_code_fields,
+        blank=True,
+        help_text=_(
+            "The fields whose value here wins over the one declared in code; the others "
+            "follow the code. Set by the admin when a field is changed."
+        ),
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

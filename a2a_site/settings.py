@@ -165,8 +165,10 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 # --- Celery -----------------------------------------------------------------------------------
 # The embedded default is kombu's filesystem transport under var/broker: a real broker
 # and a real worker process with no external service. Production: redis://127.0.0.1:6379/0.
-BROKER_DIR = BASE_DIR / "var" / "broker"
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+# CELERY_BROKER_DIR moves it (tests run a worker on a broker of their own).
+BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(BASE_DIR / "var" / "broker")))
+# (The host is named only so that kombu does not warn that it assumed one.)
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost//")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     BROKER_DIR.mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {

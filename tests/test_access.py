@@ -329,7 +329,10 @@ class TestFollowUps:
     ):
         first = new_task(rpc, "wait", metadata={"skillId": "menu"})
         waiting = new_task(rpc, "wait", metadata={"skillId": "menu"})
-        Skill.objects.filter(pk="menu").update(access="permission", permission=PERMISSION)
+        # As the owner's save in the admin does: the row's access now wins over the code's.
+        Skill.objects.filter(pk="menu").update(
+            access="permission", permission=PERMISSION, edited_fields=["access", "permission"]
+        )
         catalogue.mark_changed()
         turned_private = error_of(send(rpc, "more", taskId=first["id"]), -32004)
         Skill.objects.filter(pk="menu").update(enabled=False)
@@ -366,7 +369,7 @@ class TestPublicCard:
         assert PERMISSION not in json.dumps(data) and SCOPE not in json.dumps(data)
 
     def test_nothing_private_nothing_declared(self, client, skill_rows):
-        Skill.objects.update(access="public", permission="")
+        Skill.objects.update(access="public", permission="", edited_fields=["access", "permission"])
         catalogue.mark_changed()
         assert public_card(client)["capabilities"]["extendedAgentCard"] is False
 

@@ -490,6 +490,22 @@ class TestValidation:
         error = error_of(create(rpc, task["id"], "https://internal.example.com/h"), -32602)
         assert violated_fields(error) == ["url"]
 
+    def test_an_address_in_webhook_allowed_hosts_is_exempt(self, rpc, settings):
+        # The trial's case: a receiver on this machine, listed by its address.
+        settings.A2A_APP = {
+            **settings.A2A_APP,
+            "WEBHOOK_ALLOWED_HOSTS": ["127.0.0.1"],
+            "WEBHOOK_ALLOW_HTTP": True,
+        }
+        task = plain_task()
+        result = created(rpc, str(task.pk), "http://127.0.0.1:8765/hook")
+        assert result["url"] == "http://127.0.0.1:8765/hook"
+        # That address only: the IPv6 loopback and a private address stay refused.
+        for url in ("http://[::1]:8765/hook", "http://10.1.2.3/hook"):
+            error = error_of(create(rpc, str(task.pk), url), -32602)
+            assert violated_fields(error) == ["url"]
+        assert PushConfig.objects.filter(task_id=task.pk).count() == 1
+
     def test_send_message_with_a_private_url_creates_no_task(self, rpc, conformance_mode):
         body = send(rpc, configuration=with_push(url="https://metadata.example.com/x"))
         error = error_of(body, -32602)

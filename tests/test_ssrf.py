@@ -251,6 +251,43 @@ def test_allowed_hosts_skip_the_address_checks() -> None:
         check_url("https://hooks.internal.example/hook", DEFAULT)
 
 
+@pytest.mark.parametrize("listed", ["127.0.0.1", " 127.0.0.1 ", "127.1"])
+def test_an_ipv4_address_in_allowed_hosts_exempts_that_address(listed: str) -> None:
+    policy = URLPolicy(allow_http=True, allowed_hosts=frozenset({listed}), resolver=stub_resolver())
+    assert check_url("http://127.0.0.1:8080/hook", policy) == ["127.0.0.1"]
+    assert check_url("http://127.1:8080/hook", policy) == ["127.0.0.1"]  # same address
+    assert check_url("http://[::ffff:127.0.0.1]:8080/hook", policy) == ["::ffff:7f00:1"]
+    # Exactly that address: its neighbours, ::1 and names reaching ::1 stay blocked.
+    with pytest.raises(UnsafeURLError, match="loopback address 127.0.0.2"):
+        check_url("http://127.0.0.2:8080/hook", policy)
+    with pytest.raises(UnsafeURLError, match="loopback address ::1"):
+        check_url("http://[::1]:8080/hook", policy)
+    with pytest.raises(UnsafeURLError, match="loopback address ::1"):
+        check_url("http://localhost:8080/hook", policy)
+
+
+@pytest.mark.parametrize("listed", ["::1", "[::1]", "0:0:0:0:0:0:0:1"])
+def test_an_ipv6_address_in_allowed_hosts_exempts_that_address(listed: str) -> None:
+    policy = URLPolicy(allowed_hosts=frozenset({listed}), resolver=stub_resolver())
+    assert check_url("https://[::1]:8443/hook", policy) == ["::1"]
+    with pytest.raises(UnsafeURLError, match="loopback address 127.0.0.1"):
+        check_url("https://127.0.0.1/hook", policy)
+
+
+def test_addresses_and_names_in_allowed_hosts_together() -> None:
+    policy = URLPolicy(
+        allowed_hosts=frozenset({"10.0.0.5", "hooks.internal.example"}),
+        resolver=stub_resolver(),
+    )
+    assert check_url("https://10.0.0.5/hook", policy) == ["10.0.0.5"]
+    assert check_url("https://hooks.internal.example/hook", policy) == ["10.1.2.3"]
+    # A listed address is that address however the URL reaches it, like a /32 network.
+    assert check_url("https://mapped.example.com/hook", policy) == ["::ffff:a00:5"]
+    assert policy.allowed_hosts == frozenset({"hooks.internal.example"})
+    with pytest.raises(UnsafeURLError, match="private address 10.0.0.6"):
+        check_url("https://10.0.0.6/hook", policy)
+
+
 def test_resolver_value_error_is_a_resolution_failure() -> None:
     def broken(host: str, port: int) -> list[str]:
         raise UnicodeError("label too long")

@@ -468,10 +468,15 @@ class TestFailingSkill:
         assert task["status"]["state"] == "TASK_STATE_FAILED"
         assert texts(task["status"]["message"]) == [SAFE_FAILURE_TEXT]
 
-    def test_row_without_registered_handler_fails_the_task(self, rpc):
+    def test_row_without_registered_handler_is_not_offered(self, rpc, client):
+        # A row whose handler this process does not have (removed, or a newer deploy's
+        # rows seen by an older process) is neither routed to nor in the card.
         Skill.objects.create(id="ghost", handler="not-registered", name="Ghost", description="-")
-        task = new_task(rpc, "go")
-        assert task["status"]["state"] == "TASK_STATE_FAILED"
+        body = send(rpc, "go")
+        assert "message" in body["result"] and "task" not in body["result"]
+        assert Task.objects.count() == 0
+        card = client.get("/.well-known/agent-card.json").json()
+        assert "ghost" not in [s["id"] for s in card["skills"]]
 
 
 # --- GetTask ----------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ class RenderedCard:
     not_modified_headers: tuple[tuple[str, str], ...]
 
 
-_cache: dict[tuple[Any, str, bool], RenderedCard] = {}
+_cache: dict[tuple[Any, int, str, bool], RenderedCard] = {}
 _lock = threading.Lock()
 
 
@@ -145,7 +145,8 @@ def rendered_card(request: HttpRequest) -> RenderedCard:
     catalogue = get_catalogue()
     root = base_url(request)
     streaming = served_by_asgi(request)
-    key = (catalogue.version, root, streaming)
+    # The rows' marker and the registry's generation: a code change is a change too.
+    key = (catalogue.version, catalogue.code_version, root, streaming)
     cached = _cache.get(key)
     if cached is not None:
         return cached

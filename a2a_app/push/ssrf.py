@@ -59,7 +59,9 @@ def _networks(values: Iterable[ipaddress._BaseNetwork | str]) -> tuple[IPNetwork
 class URLPolicy:
     """What the guard lets through beyond public addresses.
 
-    ``allowed_hosts`` are hostnames (not IP literals) trusted whatever they resolve to;
+    ``allowed_hosts`` are hostnames trusted whatever they resolve to, and IP addresses
+    (``"127.0.0.1"``, ``"::1"`` or ``"[::1]"``) accepted exactly, wherever they appear:
+    as the URL's host or as what a name resolves to, like a one-address network.
     ``allowed_networks`` are CIDRs whose addresses are accepted, e.g. ``127.0.0.0/8`` for
     a conformance run against a local webhook receiver. Strings are accepted for both, so
     a policy can be built straight from settings.
@@ -73,9 +75,35 @@ class URLPolicy:
     def __post_init__(self) -> None:
         # Normalized once here so that comparisons in check_url are exact: hostnames are
         # case-insensitive and "example.com." names the same host as "example.com".
-        hosts = frozenset(_normalize_name(host) for host in self.allowed_hosts)
-        object.__setattr__(self, "allowed_hosts", hosts)
-        object.__setattr__(self, "allowed_networks", _networks(self.allowed_networks))
+        names, addresses = set(), []
+        for host in self.allowed_hosts:
+            address = _address_in_setting(host)
+            if address is None:
+                names.add(_normalize_name(host))
+            else:
+                # An address listed as a "host" means that address: a URL names it as a
+                # literal, which never reaches the name comparison, so it becomes a
+                # one-address network (/32 or /128).
+                addresses.append(ipaddress.ip_network(address))
+        object.__setattr__(self, "allowed_hosts", frozenset(names))
+        networks = _networks(self.allowed_networks) + tuple(addresses)
+        object.__setattr__(self, "allowed_networks", networks)
+
+
+def _address_in_setting(host: str) -> IPAddress | None:
+    """The IP address an ``allowed_hosts`` entry spells ("10.0.0.5", "::1", "[::1]"), else
+    None (a host name)."""
+    text = host.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    try:
+        return ipaddress.ip_address(text.split("%", 1)[0])
+    except ValueError:
+        pass
+    try:  # the other spellings a URL may use for the same IPv4 address ("127.1")
+        return ipaddress.IPv4Address(socket.inet_aton(text))
+    except OSError:
+        return None
 
 
 # Checked explicitly on top of ``is_global``, whose answer has changed between Python

@@ -1,8 +1,12 @@
 """The skill catalogue: the skills a site publishes, as the card and the router see them.
 
 Rows are read once per web process and kept until the ``CatalogChange`` marker moves
-(checked at most every ``CARD_REVALIDATE_SECONDS``), so a SendMessage costs no query for
-routing. In conformance mode the catalogue is the built-in ``conformance`` skill alone.
+(checked at most every ``CARD_REVALIDATE_SECONDS``) or the registry changes, so a
+SendMessage costs no query for routing. Each row shows the code's values for the fields
+its owner did not edit (see ``skills/sync.py``); a registered handler without a row gets
+one when the rows are read (once: the marker then moves). A row whose handler is not
+registered in this process (a deploy under way, a removed skill) is neither listed nor
+routed to. In conformance mode the catalogue is the built-in ``conformance`` skill alone.
 
 The agent profile (the card's name, description, provider...) rides on the same marker:
 saving it moves the marker, and :func:`get_profile` reads the row again only when the
@@ -17,13 +21,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.apps import apps as django_apps
+from django.core.exceptions import FieldDoesNotExist
+from django.db import DEFAULT_DB_ALIAS, router
 from django.db.models.signals import post_delete, post_save
-from django.utils import timezone
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.models import AgentProfile, CatalogChange, Skill
-from a2a_app.skills import registry
+from a2a_app.skills import registry, sync
 from a2a_app.skills.registry import SkillSpec
 
 #: The list fields a skill has in code and in its row, in SkillInfo's order.
@@ -59,17 +65,19 @@ class SkillInfo:
 
     @classmethod
     def from_row(cls, row: Skill) -> SkillInfo:
-        """What the site owner set in the admin (the row wins over the code)."""
+        """The row as published: what the owner edited in the admin, the code's values
+        for the rest."""
+        values = sync.shown_values(row)
         return cls(
             row.id,
             row.handler,
-            row.name,
-            row.description,
-            *(tuple(getattr(row, f) or ()) for f in _LISTS),
-            access=row.access,
+            values["name"],
+            values["description"],
+            *(tuple(values[f] or ()) for f in _LISTS),
+            access=values["access"],
             enabled=row.enabled,
             execution=row.execution,
-            permission=row.permission,
+            permission=values["permission"],
         )
 
     @classmethod
@@ -132,12 +140,17 @@ class SkillInfo:
 
 @dataclass(frozen=True, slots=True)
 class Catalogue:
+    #: When the rows last changed (the ``CatalogChange`` marker).
     version: datetime | None
     skills: tuple[SkillInfo, ...]
+    #: ``registry.generation()`` when built: the code side of the catalogue's version.
+    code_version: int = 0
 
     @property
     def enabled(self) -> list[SkillInfo]:
-        return [s for s in self.skills if s.enabled]
+        """The skills offered: enabled, and with a handler registered in this process (a
+        row of a newer deploy's handler waits for this process to be replaced)."""
+        return [s for s in self.skills if s.enabled and s.spec is not None]
 
     @property
     def has_restricted(self) -> bool:
@@ -164,6 +177,8 @@ class _CatalogueCache:
 
 
 _cache = _CatalogueCache()
+#: The registry generation for which this process made the missing rows (see _build).
+_rows_made_for: int | None = None
 
 
 _conformance: tuple[Any, Catalogue] | None = None
@@ -184,18 +199,42 @@ def get_catalogue() -> Catalogue:
     if a2a_settings.CONFORMANCE_MODE:
         return conformance_catalogue()
     now = time.monotonic()
+    code_version = registry.generation()
     with _cache.lock:
         cached = _cache.catalogue
-        if cached is not None and now - _cache.checked_at < a2a_settings.CARD_REVALIDATE_SECONDS:
+        if (
+            cached is not None
+            and cached.code_version == code_version
+            and now - _cache.checked_at < a2a_settings.CARD_REVALIDATE_SECONDS
+        ):
             return cached
-    version = CatalogChange.objects.filter(ident=1).values_list("changed_at", flat=True).first()
-    if cached is None or cached.version != version:
-        rows = Skill.objects.all()
-        cached = Catalogue(version=version, skills=tuple(SkillInfo.from_row(r) for r in rows))
+    version = _marker()
+    if cached is None or cached.version != version or cached.code_version != code_version:
+        cached = _build(version, code_version)
     with _cache.lock:
         _cache.catalogue = cached
         _cache.checked_at = now
     return cached
+
+
+def _marker() -> datetime | None:
+    return CatalogChange.objects.filter(ident=1).values_list("changed_at", flat=True).first()
+
+
+def _build(version: datetime | None, code_version: int) -> Catalogue:
+    global _rows_made_for
+    rows = list(Skill.objects.all())
+    # Once per process and registry: the first time the rows are read (no query in the
+    # steady state). Not after every marker move, so a row deleted on purpose stays
+    # deleted until the next start or migrate; the moved marker tells other processes.
+    if _rows_made_for != code_version:
+        _rows_made_for = code_version
+        missing = sync.missing_specs((row.id, row.handler) for row in rows)
+        if missing and sync.try_create_rows(missing):
+            version = _marker()
+            rows = list(Skill.objects.all())
+    skills = tuple(SkillInfo.from_row(row) for row in rows)
+    return Catalogue(version=version, skills=skills, code_version=code_version)
 
 
 def get_profile(catalogue: Catalogue) -> AgentProfile | None:
@@ -217,7 +256,7 @@ def get_profile(catalogue: Catalogue) -> AgentProfile | None:
 def mark_changed(**kwargs: Any) -> None:
     """Move the change marker (signal receiver for Skill saves and deletes, and for
     AgentProfile saves and deletes)."""
-    CatalogChange.objects.update_or_create(ident=1, defaults={"changed_at": timezone.now()})
+    sync.move_marker()
     _cache.clear()
 
 
@@ -231,28 +270,44 @@ post_save.connect(mark_changed, sender=AgentProfile, dispatch_uid="a2a_app.profi
 post_delete.connect(mark_changed, sender=AgentProfile, dispatch_uid="a2a_app.profile_deleted")
 
 
-def sync_rows() -> list[str]:
-    """Create a ``Skill`` row for each registered skill that has none; return their ids."""
-    rows = list(Skill.objects.values_list("id", "handler"))
-    taken_ids = {skill_id for skill_id, _ in rows}
-    published = {handler for _, handler in rows}
-    created = []
-    for order, (key, spec) in enumerate(sorted(registry.all_skills().items())):
-        # A row with this id that runs another handler is the owner's choice: leave it.
-        if key in published or key in taken_ids or key == "conformance":
-            continue
-        Skill.objects.create(
-            id=key,
-            handler=key,
-            name=spec.name,
-            description=spec.description,
-            tags=list(spec.tags),
-            examples=list(spec.examples),
-            input_modes=list(spec.input_modes),
-            output_modes=list(spec.output_modes),
-            access=spec.access,
-            permission=spec.permission,
-            order=order,
-        )
-        created.append(key)
+def sync_rows(using: str = DEFAULT_DB_ALIAS) -> list[str]:
+    """Create a ``Skill`` row for each registered skill that has none (enabled as
+    ``NEW_SKILLS_ENABLED`` says); return their ids."""
+    created = sync.create_rows(
+        sync.missing_specs(Skill.objects.using(using).values_list("id", "handler")), using
+    )
+    _cache.clear()
     return created
+
+
+def sync_all(using: str = DEFAULT_DB_ALIAS) -> tuple[list[str], list[str]]:
+    """Create the missing rows and write the code's values into the fields the owners did
+    not edit: (created, updated) ids."""
+    result = sync.sync(using)
+    _cache.clear()
+    return result
+
+
+def on_post_migrate(
+    app_config: Any = None,
+    using: str = DEFAULT_DB_ALIAS,
+    apps: Any = None,
+    verbosity: int = 1,
+    stdout: Any = None,
+    **kwargs: Any,
+) -> None:
+    """After ``migrate``: every registered handler has its row, every row the code's
+    current values where the owner did not edit them."""
+    try:
+        model = (apps or django_apps).get_model("a2a_app", "Skill")
+        model._meta.get_field("edited_fields")
+    except (LookupError, FieldDoesNotExist):
+        return  # migrated back to before the rows followed the code
+    if not router.allow_migrate_model(using, Skill):
+        return  # the skills live in another database
+    created, updated = sync_all(using)
+    if verbosity >= 1 and (created or updated) and stdout is not None:
+        if created:
+            stdout.write(f"  Created Skill rows: {', '.join(created)}\n")
+        if updated:
+            stdout.write(f"  Updated Skill rows from the code: {', '.join(updated)}\n")

@@ -56,6 +56,19 @@ class SkillSpec:
 
 
 _registry: dict[str, SkillSpec] = {}
+# Moves whenever the registry changes, so that what was built from it (the catalogue,
+# the rendered card) is rebuilt: a number to compare, cheaper than the specs themselves.
+_generation = 0
+
+
+def generation() -> int:
+    """A number that changes whenever a skill is registered or unregistered."""
+    return _generation
+
+
+def _changed() -> None:
+    global _generation
+    _generation += 1
 
 
 def skill(
@@ -155,6 +168,7 @@ def register(spec: SkillSpec) -> None:
             f"Skill {spec.key!r} is already registered by {_qualname(existing.handler)}"
         )
     _registry[spec.key] = spec
+    _changed()
 
 
 def _qualname(handler: Handler) -> str:
@@ -180,7 +194,9 @@ def registered(*specs: SkillSpec) -> Iterator[None]:
     try:
         for spec in specs:
             _registry[spec.key] = spec
+        _changed()
         yield
     finally:
         _registry.clear()
         _registry.update(saved)
+        _changed()
