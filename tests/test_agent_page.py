@@ -15,14 +15,27 @@ from django.test import Client
 
 from a2a_app.models import Skill
 from a2a_app.pages.llms import agent_section
-from a2a_app.skills import catalogue
+from a2a_app.skills import catalogue, registry
 
 pytestmark = pytest.mark.django_db
 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
 
+@pytest.fixture(autouse=True)
+def _registry() -> Any:
+    """The handlers add_skill registers live for one test."""
+    with registry.registered():
+        yield
+
+
+def _handler(ctx: Any) -> str:
+    return "done"
+
+
 def add_skill(skill_id: str, **fields: Any) -> Skill:
+    """A registered handler and its row (a row without a registered handler is not served)."""
+    registry.register(registry.SkillSpec(skill_id, _handler, skill_id, ""))
     defaults = {
         "handler": skill_id,
         "name": skill_id.replace("-", " ").title(),
