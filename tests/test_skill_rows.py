@@ -8,7 +8,6 @@ can hand a field back to the code; ``check`` warns about a handler without a row
 
 from __future__ import annotations
 
-import json
 import threading
 from importlib import import_module
 from io import StringIO
@@ -69,10 +68,10 @@ def change_form(row: Skill, **changes: Any) -> dict[str, Any]:
         "handler": row.handler,
         "name": row.name,
         "description": row.description,
-        "tags": json.dumps(row.tags),
-        "examples": json.dumps(row.examples),
-        "input_modes": json.dumps(row.input_modes),
-        "output_modes": json.dumps(row.output_modes),
+        "tags": "\n".join(row.tags),  # lists are edited one item per line
+        "examples": "\n".join(row.examples),
+        "input_modes": "\n".join(row.input_modes),
+        "output_modes": "\n".join(row.output_modes),
         "enabled": "on" if row.enabled else "",
         "access": row.access,
         "permission": row.permission,
@@ -285,7 +284,7 @@ class TestCodeAndOwner:
     def test_adding_a_row_in_the_admin_owns_what_differs_from_the_code(self, staff_client):
         with registered(spec()):
             form = change_form(Skill(id="lunch", handler="menu", name="Lunch"))
-            form |= {"description": "Today's menu.", "tags": '["menu", "food"]'}
+            form |= {"description": "Today's menu.", "tags": "menu\nfood"}
             response = staff_client.post("/admin/a2a_app/skill/add/", form)
             assert response.status_code == 302, response.content
             assert Skill.objects.get(pk="lunch").edited_fields == ["name", "examples"]
