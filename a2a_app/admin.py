@@ -172,9 +172,12 @@ class SkillAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Skill, form: Any, change: bool) -> None:
         """Record which of the code's fields the owner set (``edited_fields``)."""
+        # A new row: every value the owner gave counts, even one left empty (the form's
+        # changed_data compares with empty initial values and would miss an empty list).
+        fields = form.changed_data if change else list(form.cleaned_data)
         changed = {
             field: form.cleaned_data[field]
-            for field in form.changed_data
+            for field in fields
             if field in CODE_FIELDS and field in form.cleaned_data
         }
         obj.edited_fields = sync.edited_after_save(
