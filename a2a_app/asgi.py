@@ -29,6 +29,12 @@ Use it in a project's ``asgi.py`` instead of ``django.core.asgi.get_asgi_applica
 
     from a2a_app.asgi import get_asgi_application
     application = get_asgi_application()
+
+With ``DEBUG`` on and ``django.contrib.staticfiles`` installed, the application also
+serves static files (the admin's CSS), as ``runserver`` does: an ASGI server such as
+uvicorn serves none, and a developer trying the site should not find the admin unstyled.
+With ``DEBUG`` off, serve them as for any Django site (``collectstatic`` and a web server,
+or WhiteNoise).
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ from typing import Any
 
 import django
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.apps import apps
+from django.conf import settings
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core import signals
 from django.core.handlers import asgi
 from django.core.handlers.asgi import get_script_prefix
@@ -208,7 +217,12 @@ def _has_body_limit(scope: dict[str, Any]) -> bool:
     return bool(getattr(match.func, BODY_LIMIT, False))
 
 
-def get_asgi_application() -> ASGIHandler:
-    """Like ``django.core.asgi.get_asgi_application``, returning :class:`ASGIHandler`."""
+def get_asgi_application() -> ASGIHandler | ASGIStaticFilesHandler:
+    """Like ``django.core.asgi.get_asgi_application``, returning :class:`ASGIHandler`;
+    with ``DEBUG`` on and ``django.contrib.staticfiles`` installed, wrapped in Django's
+    handler that serves ``STATIC_URL`` (as ``runserver`` does)."""
     django.setup(set_prefix=False)
-    return ASGIHandler()
+    handler = ASGIHandler()
+    if settings.DEBUG and apps.is_installed("django.contrib.staticfiles"):
+        return ASGIStaticFilesHandler(handler)
+    return handler
