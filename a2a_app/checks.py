@@ -178,9 +178,11 @@ def check_celery(app_configs: Any = None, **kwargs: Any) -> list:
             f"{' and '.join(needs)} run in Celery, but this site has no Celery app.",
             hint="Create one in your project's celery.py (app = Celery('yourproject'); "
             "app.config_from_object('django.conf:settings', namespace='CELERY'); "
-            "app.autodiscover_tasks()), import it in the project's __init__.py, set "
-            "CELERY_BROKER_URL, and run `celery -A yourproject worker -B`. Without "
-            "background skills, A2A_APP['PUSH_NOTIFICATIONS'] = False needs no Celery.",
+            "app.autodiscover_tasks()) and import it in the project's __init__.py. Then "
+            "either set CELERY_TASK_ALWAYS_EAGER = True (no broker, no worker: the work runs "
+            "in the web process; for a start) or set CELERY_BROKER_URL and run "
+            "`celery -A yourproject worker -B`. Without background skills, "
+            "A2A_APP['PUSH_NOTIFICATIONS'] = False needs no Celery.",
             id="a2a_app.E020",
         )
     ]
