@@ -43,4 +43,4 @@ def test_the_readme_blocks_that_the_fresh_project_test_applies_are_sound() -> No
     for path in ("mysite/settings.py append", "mysite/urls.py", "mysite/asgi.py"):
         assert path in targets
     assert {"mysite/celery.py", "mysite/__init__.py", "clinic/a2a_skills.py"} <= set(targets)
-    assert targets.count("request") == 3
+    assert targets.count("request") == 3 and targets.count("request plain-text") == 2

@@ -12,7 +12,8 @@ HTML comment that says what it is,
 * ``<!-- snippet: PATH -->`` / ``<!-- snippet: PATH append -->``: a file's whole text /
   text added at its end;
 * ``<!-- snippet: request -->``: a ``curl`` call of the agent, sent as it is (to the
-  server's port, with ``<task id>`` replaced by the task's id).
+  server's port, with ``<task id>`` replaced by the task's id); ``request plain-text``: one
+  of the conversation in plain text.
 
 The site that results must answer over HTTP: its card lists the skill, the admin's CSS
 loads, and the README's conversation ends COMPLETED.
@@ -36,6 +37,7 @@ import urllib.request
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +197,7 @@ class Site:
     directory: Path
     log: Path
     requests: list[str]
+    text_requests: list[str]
 
 
 @contextlib.contextmanager
@@ -208,14 +211,14 @@ def follow_readme(
     env = newcomer_env(bin_dir)
     cwd = workdir
     servers: list[subprocess.Popen] = []
-    site = Site("", workdir, workdir / "uvicorn.log", [])
+    site = Site("", workdir, workdir / "uvicorn.log", [], [])
     try:
         for snippet in readme_snippets():
             target, _, mode = snippet.target.partition(" ")
             if target == "install":
                 continue  # the venv fixture installed the wheel with these extras
             if target == "request":
-                site.requests.append(snippet.body)
+                (site.text_requests if mode == "plain-text" else site.requests).append(snippet.body)
             elif target == "shell":
                 for line in snippet.body.splitlines():
                     command = shlex.split(line, comments=True)
@@ -289,13 +292,20 @@ def fetch(
         return error.code, dict(error.headers), error.read()
 
 
-def send_readme_request(site: Site, curl: str, task_id: str = "") -> dict[str, Any]:
-    """Send one of the README's ``curl`` calls to the site: its JSON-RPC result."""
+def send_readme_request(
+    site: Site, curl: str, task_id: str = "", edit: Any = None
+) -> dict[str, Any]:
+    """Send one of the README's ``curl`` calls to the site: its JSON-RPC result.
+
+    ``edit(payload)`` may change the request first (a test's own variation)."""
     command = shlex.split(curl.replace("<task id>", task_id))
     assert command[0] == "curl", curl
     url = next(arg for arg in command if arg.startswith("http://"))
     headers = dict(command[i + 1].split(": ", 1) for i, arg in enumerate(command) if arg == "-H")
-    body = command[command.index("-d") + 1].encode()
+    payload = json.loads(command[command.index("-d") + 1])
+    if edit is not None:
+        edit(payload)
+    body = json.dumps(payload).encode()
     url = re.sub(r"^http://127\.0\.0\.1:8000", site.url, url)
     status, _, answer = fetch(url, body, headers)
     assert status == 200, answer
@@ -349,6 +359,31 @@ def hold_the_readme_conversation(site: Site) -> None:
     assert "Traceback" not in log and "Internal Server Error" not in log, log
 
 
+def hold_the_plain_text_conversation(site: Site) -> None:
+    """The README's conversation in plain text; a bad e-mail address on the way is asked
+    for again with the form's message."""
+    first, answer = site.text_requests
+    task = send_readme_request(site, first)["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", task
+
+    def bad_address(payload: dict[str, Any]) -> None:
+        payload["params"]["message"].update(
+            messageId="m-bad", parts=[{"text": "Anna Schmidt, anna(at)example.com"}]
+        )
+
+    again = send_readme_request(site, answer, task["id"], edit=bad_address)["task"]
+    assert again["status"]["state"] == "TASK_STATE_INPUT_REQUIRED", again
+    assert "email" in said(again["status"]["message"]).lower().replace("e-mail", "email")
+
+    done = send_readme_request(site, answer, task["id"])["task"]
+    assert done["status"]["state"] == "TASK_STATE_COMPLETED", done
+    (artifact,) = done["artifacts"]
+    data = next(part["data"] for part in artifact["parts"] if "data" in part)
+    assert (data["name"], data["email"]) == ("Anna Schmidt", "anna@example.com")
+    day = date.fromisoformat(data["day"])
+    assert day.weekday() == 0 and day > date.today(), day  # "next Monday"
+
+
 def test_the_readme_makes_a_site_that_holds_a_conversation(venv: Path, tmp_path: Path) -> None:
     # TODO(integrator): drop this skip when a2a_app.forms (helper formcore: @skill(form=...))
     # is merged; from then on this test must run, in CI too.
@@ -357,12 +392,15 @@ def test_the_readme_makes_a_site_that_holds_a_conversation(venv: Path, tmp_path:
     )
     with follow_readme(tmp_path, venv) as site:
         hold_the_readme_conversation(site)
+        hold_the_plain_text_conversation(site)
 
 
 #: The README's first skill written with today's handler API (ctx.state, ctx.data), so that
 #: everything else the README says is followed and proven before @skill(form=...) exists.
 TODAYS_SKILL = '''\
 from datetime import date
+
+from django.utils.formats import date_format
 
 from a2a_app import SkillContext, skill
 
@@ -384,7 +422,7 @@ def request_appointment(ctx: SkillContext):
     day, name, email = (ctx.state[field] for field in FIELDS)
     return ctx.complete(
         f"Thank you, {name}: we will confirm your appointment on "
-        f"{date.fromisoformat(day):%A %d %B %Y} by e-mail to {email}.",
+        f"{date_format(date.fromisoformat(day), 'l j F Y')} by e-mail to {email}.",
         data={"day": day, "name": name, "email": email},
         name="appointment-request",
     )
