@@ -194,7 +194,6 @@ def free_port() -> int:
 @dataclass
 class Site:
     url: str
-    directory: Path
     log: Path
     requests: list[str]
     text_requests: list[str]
@@ -211,7 +210,7 @@ def follow_readme(
     env = newcomer_env(bin_dir)
     cwd = workdir
     servers: list[subprocess.Popen] = []
-    site = Site("", workdir, workdir / "uvicorn.log", [], [])
+    site = Site("", workdir / "uvicorn.log", [], [])
     try:
         for snippet in readme_snippets():
             target, _, mode = snippet.target.partition(" ")
@@ -241,7 +240,6 @@ def follow_readme(
                     assert mode == "", f"unknown snippet mode {snippet.target!r}"
                     path.write_text(text)
         assert servers, "the README starts no server"
-        site.directory = cwd
         yield site
     finally:
         for server in servers:
@@ -257,14 +255,15 @@ def start_uvicorn(
     command: list[str], cwd: Path, env: dict[str, str], site: Site
 ) -> subprocess.Popen:
     port = free_port()
-    server = subprocess.Popen(
-        [*command, "--port", str(port)],
-        cwd=cwd,
-        env=env,
-        stdout=site.log.open("wb"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its whole process group is ended after the test
-    )
+    with site.log.open("wb") as log:
+        server = subprocess.Popen(
+            [*command, "--port", str(port)],
+            cwd=cwd,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its whole process group is ended after the test
+        )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         assert server.poll() is None, f"uvicorn exited:\n{site.log.read_text()}"
