@@ -185,6 +185,9 @@ class ASGIHandler(asgi.ASGIHandler):
             await sync_to_async(response.close, thread_sensitive=True)()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
         executor = self.executors.borrow()
@@ -193,6 +196,18 @@ class ASGIHandler(asgi.ASGIHandler):
                 await self.handle(scope, receive, send)
         finally:
             self.executors.give_back(executor)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        """Acknowledge the server's start-up and shutdown: there is nothing to do then
+        (Django is set up already), but a server told the protocol is unsupported says so
+        in the log of every start."""
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 def _content_length(scope: dict[str, Any]) -> int | None:

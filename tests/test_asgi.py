@@ -348,3 +348,18 @@ def test_with_debug_off_static_files_are_the_web_servers_job(settings):
     assert type(application) is ASGIHandler
     response = asyncio.run(call(application, "/static/admin/css/base.css"))
     assert response["status"] == 404
+
+
+def test_it_speaks_the_lifespan_protocol(app):
+    # Else uvicorn logs "ASGI 'lifespan' protocol appears unsupported." at every start.
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(asyncio.wait_for(app({"type": "lifespan"}, receive, send), 5))
+    assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]

@@ -354,8 +354,14 @@ def hold_the_readme_conversation(site: Site) -> None:
         "m1",
         "m2",
     ]
+    assert_clean_log(site)
+
+
+def assert_clean_log(site: Site) -> None:
+    """Nothing but uvicorn's INFO lines: no traceback, warning or lifespan complaint."""
     log = site.log.read_text()
-    assert "Traceback" not in log and "Internal Server Error" not in log, log
+    assert all(line.startswith("INFO:") for line in log.splitlines()), log
+    assert "lifespan" not in log, log
 
 
 def hold_the_plain_text_conversation(site: Site) -> None:
@@ -381,6 +387,7 @@ def hold_the_plain_text_conversation(site: Site) -> None:
     assert (data["name"], data["email"]) == ("Anna Schmidt", "anna@example.com")
     day = date.fromisoformat(data["day"])
     assert day.weekday() == 0 and day > date.today(), day  # "next Monday"
+    assert_clean_log(site)
 
 
 def test_the_readme_makes_a_site_that_holds_a_conversation(venv: Path, tmp_path: Path) -> None:
