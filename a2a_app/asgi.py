@@ -29,6 +29,12 @@ Use it in a project's ``asgi.py`` instead of ``django.core.asgi.get_asgi_applica
 
     from a2a_app.asgi import get_asgi_application
     application = get_asgi_application()
+
+With ``DEBUG`` on and ``django.contrib.staticfiles`` installed, the application also
+serves static files (the admin's CSS), as ``runserver`` does: an ASGI server such as
+uvicorn serves none, and a developer trying the site should not find the admin unstyled.
+With ``DEBUG`` off, serve them as for any Django site (``collectstatic`` and a web server,
+or WhiteNoise).
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ from typing import Any
 
 import django
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.apps import apps
+from django.conf import settings
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core import signals
 from django.core.handlers import asgi
 from django.core.handlers.asgi import get_script_prefix
@@ -176,6 +185,9 @@ class ASGIHandler(asgi.ASGIHandler):
             await sync_to_async(response.close, thread_sensitive=True)()
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
         executor = self.executors.borrow()
@@ -184,6 +196,18 @@ class ASGIHandler(asgi.ASGIHandler):
                 await self.handle(scope, receive, send)
         finally:
             self.executors.give_back(executor)
+
+    async def _lifespan(self, receive: Any, send: Any) -> None:
+        """Acknowledge the server's start-up and shutdown: there is nothing to do then
+        (Django is set up already), but a server told the protocol is unsupported says so
+        in the log of every start."""
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
 
 def _content_length(scope: dict[str, Any]) -> int | None:
@@ -208,7 +232,12 @@ def _has_body_limit(scope: dict[str, Any]) -> bool:
     return bool(getattr(match.func, BODY_LIMIT, False))
 
 
-def get_asgi_application() -> ASGIHandler:
-    """Like ``django.core.asgi.get_asgi_application``, returning :class:`ASGIHandler`."""
+def get_asgi_application() -> ASGIHandler | ASGIStaticFilesHandler:
+    """Like ``django.core.asgi.get_asgi_application``, returning :class:`ASGIHandler`;
+    with ``DEBUG`` on and ``django.contrib.staticfiles`` installed, wrapped in Django's
+    handler that serves ``STATIC_URL`` (as ``runserver`` does)."""
     django.setup(set_prefix=False)
-    return ASGIHandler()
+    handler = ASGIHandler()
+    if settings.DEBUG and apps.is_installed("django.contrib.staticfiles"):
+        return ASGIStaticFilesHandler(handler)
+    return handler

@@ -11,7 +11,7 @@ from django.db import DEFAULT_DB_ALIAS, DatabaseError, router
 
 from a2a_app.card_signing import key_problems
 from a2a_app.conf import DEFAULTS, IMPORT_STRINGS, SETTING_NAME, a2a_settings
-from a2a_app.core.dispatch import get_dispatcher
+from a2a_app.core.dispatch import celery_app_configured, get_dispatcher
 from a2a_app.crypto import insecure_secret_key, invalid_encryption_keys
 from a2a_app.skills import registry
 
@@ -231,10 +231,35 @@ def check_celery(app_configs: Any = None, **kwargs: Any) -> list:
             f"{' and '.join(needs)} run in Celery, but this site has no Celery app.",
             hint="Create one in your project's celery.py (app = Celery('yourproject'); "
             "app.config_from_object('django.conf:settings', namespace='CELERY'); "
-            "app.autodiscover_tasks()), import it in the project's __init__.py, set "
-            "CELERY_BROKER_URL, and run `celery -A yourproject worker -B`. Without "
-            "background skills, A2A_APP['PUSH_NOTIFICATIONS'] = False needs no Celery.",
+            "app.autodiscover_tasks()) and import it in the project's __init__.py. Then "
+            "either set CELERY_TASK_ALWAYS_EAGER = True (no broker, no worker: the work runs "
+            "in the web process; for a start) or set CELERY_BROKER_URL and run "
+            "`celery -A yourproject worker -B`. Without background skills, "
+            "A2A_APP['PUSH_NOTIFICATIONS'] = False needs no Celery.",
             id="a2a_app.E020",
+        )
+    ]
+
+
+@register(deploy=True)
+def check_eager_celery(app_configs: Any = None, **kwargs: Any) -> list:
+    """``check --deploy``: background work run in the web process (an eager Celery app),
+    the README's way to start without broker or worker, is no way to run a site."""
+    try:
+        app = getattr(get_dispatcher(), "app", None)
+    except ImportError:
+        return []  # A2A_APP["DISPATCHER"] does not import: reported by check_settings
+    if app is None or not celery_app_configured(app) or not app.conf.task_always_eager:
+        return []
+    return [
+        Warning(
+            "CELERY_TASK_ALWAYS_EAGER is on: a2a_app's background skills and webhook "
+            "deliveries run in the web process, failed webhooks are not retried and lost "
+            "tasks are not swept.",
+            hint="Set CELERY_TASK_ALWAYS_EAGER = False and CELERY_BROKER_URL, schedule "
+            "a2a_app.tasks.sweep in CELERY_BEAT_SCHEDULE and run `celery -A yourproject "
+            "worker -B` (docs/operations.md).",
+            id="a2a_app.W130",
         )
     ]
 

@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.test import override_settings
 from django.urls import path
 
-from a2a_app.asgi import ASGIHandler, ExecutorPool
+from a2a_app.asgi import ASGIHandler, ExecutorPool, get_asgi_application
 
 # --- views of this module's URLconf -------------------------------------------------------
 
@@ -331,3 +331,35 @@ def test_the_site_answers_a2a_through_it(settings):
     assert card["headers"]["x-frame-options"] == "DENY"  # the site's middleware ran
     result = json.loads(sent["body"])
     assert "result" in result, result
+
+
+def test_with_debug_on_it_serves_static_files_as_runserver_does(settings):
+    # uvicorn serves no static files: without this a developer's admin has no CSS.
+    settings.DEBUG = True
+    response = asyncio.run(call(get_asgi_application(), "/static/admin/css/base.css"))
+    assert response["status"] == 200
+    assert response["headers"]["content-type"].startswith("text/css")
+    assert b"body" in response["body"]
+
+
+def test_with_debug_off_static_files_are_the_web_servers_job(settings):
+    settings.DEBUG = False
+    application = get_asgi_application()
+    assert type(application) is ASGIHandler
+    response = asyncio.run(call(application, "/static/admin/css/base.css"))
+    assert response["status"] == 404
+
+
+def test_it_speaks_the_lifespan_protocol(app):
+    # Else uvicorn logs "ASGI 'lifespan' protocol appears unsupported." at every start.
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(asyncio.wait_for(app({"type": "lifespan"}, receive, send), 5))
+    assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]

@@ -56,6 +56,23 @@ def test_a_project_with_a_celery_app_passes() -> None:
     assert checks.check_celery() == []
 
 
+def test_an_eager_celery_app_warns_on_deploy() -> None:
+    from a2a_app import checks
+
+    site = Celery("mysite", set_as_current=False)  # the README's start: no broker, no worker
+    site.conf.task_always_eager = True
+    with dispatching_to(CeleryDispatcher(app=site)):
+        assert ids(checks.check_eager_celery()) == ["a2a_app.W130"]
+    site.conf.task_always_eager = False
+    with dispatching_to(CeleryDispatcher(app=site)):
+        assert checks.check_eager_celery() == []
+    # Without a Celery app there is nothing eager to warn about (E020 says the rest).
+    fallback = Celery("default", fixups=[], set_as_current=False)
+    fallback.conf.task_always_eager = True
+    with dispatching_to(CeleryDispatcher(app=fallback)):
+        assert checks.check_eager_celery() == []
+
+
 @pytest.mark.django_db
 @pytest.mark.usefixtures("conformance_mode")
 def test_without_a_worker_return_immediately_runs_the_skill_here(rpc) -> None:
