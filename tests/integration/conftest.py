@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -209,3 +210,41 @@ def receiver() -> Iterator[Receiver]:
     yield state
     server.shutdown()
     server.server_close()
+
+
+# --- a real browser (Debian's Chromium, driven by Playwright) -----------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Headless Chromium; skipped without it on a developer machine, a failure in CI
+    (.ci/run installs it)."""
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI: Chromium is required for the browser tests (.ci/run installs it)")
+        pytest.skip("Chromium is not installed (apt-get install chromium)")
+    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+    # Playwright's sync API keeps an event loop in this thread; the ORM calls the test makes
+    # between page actions are plain synchronous ones.
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def browser_page(browser: Any) -> Any:
+    """A page of ``browser``, 1280 pixels wide."""
+    return browser.new_page(viewport={"width": 1280, "height": 800})
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where screenshots go: ``A2A_SCREENSHOTS`` when it names a folder (docs/screenshots
+    holds the committed ones), else the test's temporary folder."""
+    folder = Path(os.environ.get("A2A_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -9,42 +9,14 @@ developer machine and fail in CI (.ci/run installs it).
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 import requests
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 KEY_PATTERN = re.compile(r"a2a_[0-9a-f]{8}_[A-Za-z0-9_-]{20,}")
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def browser_page(monkeypatch):
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI: Chromium is required for the browser tests (.ci/run installs it)")
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
-    # Playwright's sync API keeps an event loop in this thread; the ORM calls the test makes
-    # between page actions are plain synchronous ones.
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        yield page
-        browser.close()
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    folder = Path(os.environ.get("A2A_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def call(live_server, key: str) -> int:

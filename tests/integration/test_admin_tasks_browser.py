@@ -15,8 +15,6 @@ from typing import Any
 import pytest
 import requests
 
-from tests.integration.test_admin_browser import browser_page, shots  # noqa: F401 (fixtures)
-
 pytestmark = pytest.mark.integration
 
 

@@ -13,17 +13,13 @@ committed ones), else to the test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.conftest import start_server
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ANSWER_TIMEOUT_MS = 20_000
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -63,27 +59,6 @@ def site() -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
-
-
-@pytest.fixture
-def browser(monkeypatch) -> Iterator[Any]:
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI: Chromium is required for the browser tests (.ci/run installs it)")
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # ORM calls between page actions
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def shots(tmp_path) -> Path:
-    folder = Path(os.environ.get("A2A_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def methods_called(page: Any) -> list[str]:

@@ -14,11 +14,7 @@ import requests
 from django.conf import settings
 from django.test import override_settings
 
-from tests.integration.test_admin_browser import browser_page, shots
-
 pytestmark = pytest.mark.integration
-
-__all__ = ["browser_page", "shots"]  # fixtures, used by name
 
 FORMS_EXTENSION = {
     "uri": "https://example.com/a2a/ext/form-fields/v1",
