@@ -385,6 +385,54 @@ STAY: list[tuple[str, list[str], dict[str, Any], dict[str, Any]]] = [
     ("3", ["nights"], {}, {"nights": 3}),
 ]
 
+# Issue 15: phrasings the demo's guests used that were misread.
+BOOKING += [
+    ("Table for 2 tomorrow evening", [], {}, {"date": "2026-12-02", "party_size": 2}),
+    ("tomorrow evening", ["date", "name"], {}, {"date": "2026-12-02"}),
+    ("name Tom Lee", ["name"], {}, {"name": "Tom Lee"}),
+    ("for Tom Lee", [], {}, {"name": "Tom Lee"}),
+    ("Name Weber", [], {}, {"name": "Weber"}),
+    (
+        "Table for 4 on Friday at 8, Tom Lee, tom@lee.de",
+        [],
+        {},
+        {
+            "date": "2026-12-04",
+            "time": "20:00",
+            "party_size": 4,
+            "name": "Tom Lee",
+            "contact": "tom@lee.de",
+        },
+    ),
+    (
+        "my team of 4 on Friday at 7pm",
+        [],
+        {},
+        {"date": "2026-12-04", "time": "19:00", "party_size": 4},
+    ),
+    ("1000 people", [], {}, {"party_size": 1000}),
+    # A minus is kept, so the form says why, rather than read as 3.
+    ("-3 people", [], {}, {"party_size": -3}),
+    ("-3", ["party_size"], {}, {"party_size": -3}),
+    ("0", ["party_size"], {}, {"party_size": 0}),
+    ("yesterday at 7", [], {}, {"date": "2026-11-30", "time": "19:00"}),
+    ("for 3 people, I'm Anna Schmidt", [], {}, {"party_size": 3, "name": "Anna Schmidt"}),
+    # German "am" is "on", not a.m.
+    (
+        "Tisch für zwei am Freitag um 20 Uhr auf den Namen Müller",
+        [],
+        {},
+        {"date": "2026-12-04", "time": "20:00", "party_size": 2, "name": "Müller"},
+    ),
+    ("for 2 at 2 am", [], {}, {"party_size": 2, "time": "02:00"}),
+    (
+        "and another table for next Friday at 8 for the same people",
+        [],
+        {},
+        {"date": "2026-12-04", "time": "20:00"},
+    ),
+]
+
 CASES = [(Booking, *case) for case in BOOKING] + [(Stay, *case) for case in STAY]
 
 

@@ -333,6 +333,9 @@ class DeterministicInterpreter:
             bare = names.bare_name(work)
             hit = (bare, True) if bare else None
         if hit is None:
+            listed = names.listed_name(work)
+            hit = (listed, False) if listed else None
+        if hit is None:
             return
         name, strong = hit
         split = _split_name(name, name_fields, of)
