@@ -3,8 +3,8 @@
 ``catering-request``) in :mod:`skills.booking_skills`.
 
 Discovered by ``a2a_app`` (it imports each app's ``a2a_skills`` module). The handlers
-only wire things together: reading input lives in :mod:`skills.parsing`,
-:mod:`skills.fields` and :mod:`skills.menu`, the rules and the locking in
+only wire things together: reading input is a2a_app's (forms), the menu filters live in
+:mod:`skills.menu`, the rules and the locking in
 :mod:`skills.booking` and :mod:`skills.catering`, the wording in :mod:`skills.replies`.
 """
 

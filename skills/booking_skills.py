@@ -332,11 +332,10 @@ _CONTACT_DE = "die E-Mail-Adresse oder Telefonnummer, mit der Sie reserviert hab
         "Absage", "storno",
     ],
     examples=[
-        "Cancel my reservation TD-7K3Q9X, anna@example.com",
-        "Please cancel booking TD-7K3Q9X",
-        "We can't come, please cancel our table",
+        "Cancel my reservation TD-7K3Q9X",
+        "Please cancel TD-7K3Q9X, we can't come",
         "Ich möchte meine Reservierung TD-7K3Q9X stornieren",
-        "Bitte sagen Sie unseren Tisch ab",
+        "Bitte sagen Sie TD-7K3Q9X ab",
     ],
     input_modes=MODES,
     output_modes=MODES,
@@ -381,9 +380,9 @@ def cancel_reservation(ctx: SkillContext) -> Any:
         "verschieben", "umbuchen", "Änderung",
     ],
     examples=[
-        "I need to change my booking TD-7K3Q9X to 8pm",
-        "Move reservation TD-7K3Q9X to Saturday",
-        "Can we make it 6 people instead of 4? TD-7K3Q9X",
+        "I need to change my reservation TD-7K3Q9X to 8pm",
+        "Move TD-7K3Q9X to another day",
+        "Can we be 6 instead of 4? TD-7K3Q9X",
         "Ich möchte meine Reservierung TD-7K3Q9X auf 20 Uhr verschieben",
         "Reservierung TD-7K3Q9X ändern: wir sind jetzt 5",
     ],
@@ -471,13 +470,11 @@ def _change(ctx: SkillContext, reservation: Reservation, lang: str) -> Any:
 
 
 class CateringForm(forms.Form):
-    date = forms.DateField(label="Date")
+    date = forms.DateField(label="Date", required=False)
     time = forms.TimeField(label="Time", required=False)
-    guests = forms.IntegerField(
-        label="Number of guests", min_value=catering.MIN_GUESTS, max_value=catering.MAX_GUESTS
-    )
+    guests = forms.IntegerField(label="Number of guests", required=False)
     name = forms.CharField(label="Name", max_length=200, required=False)
-    contact = ContactField(label="E-mail or phone", max_length=200)
+    contact = ContactField(label="E-mail or phone", max_length=200, required=False)
     notes = forms.CharField(label="Notes", widget=forms.Textarea, required=False)
 
 
@@ -522,23 +519,72 @@ def catering_request(ctx: SkillContext) -> Any:
         # A worker that died after storing the request runs the handler again: same request.
         existing = catering.request_for_task(ctx.task_id)
         if existing is None:
-            data = ctx.cleaned_data
-            fields = {
-                "date": data["date"].isoformat(),
-                "time": f"{data['time']:%H:%M}" if data.get("time") else None,
-                "guests": data["guests"],
-                "name": data.get("name") or "",
-                "contact": data["contact"],
-            }
-            problems = catering.check({k: v for k, v in fields.items() if v}, timezone.now())
-            if problems:
-                problem = problems[0]
-                return ctx.invalid(problem.field, replies.problem_text(problem, fields, lang))
-            notes = "\n".join(n for n in (data.get("notes") or "", ctx.text) if n.strip())
-            existing = catering.create_request(
-                task_id=ctx.task_id, fields=fields, notes=notes, language=lang
-            )
+            existing = _catering(ctx, lang)
+            if not isinstance(existing, CateringRequest):
+                return existing  # a question, or a hand-over to the table booking
         return _catering_received(ctx, existing)
+
+
+def _catering(ctx: SkillContext, lang: str) -> Any:
+    data = ctx.cleaned_data
+    fields: dict[str, Any] = {}
+    if data.get("date"):
+        fields["date"] = data["date"].isoformat()
+    if data.get("time"):
+        fields["time"] = f"{data['time']:%H:%M}"
+    if data.get("guests") is not None:
+        fields["guests"] = data["guests"]
+    for name in ("name", "contact"):
+        if data.get(name):
+            fields[name] = data[name].strip()
+    notes = [*ctx.state.get("notes", ()), str(data.get("notes") or ""), ctx.text]
+    ctx.state["notes"] = [n.strip() for n in dict.fromkeys(notes) if n.strip()]
+    problems = catering.check(fields, timezone.now())
+    small = next((p for p in problems if p.code == "group_too_small"), None)
+    if small is not None and fields["guests"] >= 1:
+        handed = _to_table(ctx, fields, lang)
+        if handed is not None:
+            return handed
+    quoted = dict(fields)
+    rejected = {p.field for p in problems}
+    for name in rejected:
+        ctx.invalid(name, "")
+    known = {k: v for k, v in fields.items() if k not in rejected}
+    missing = [f for f in catering.REQUIRED if f not in known]
+    if missing:
+        sentences = [replies.problem_text(p, quoted, lang) for p in problems]
+        if small is not None and lang == DE:
+            sentences = [f"Gruppenanfragen gelten ab {catering.MIN_GUESTS} Personen."]
+        elif small is not None:
+            sentences = [f"Group and catering requests start at {catering.MIN_GUESTS} guests."]
+        errors = {p.field: [t] for p, t in zip(problems, sentences, strict=False)}
+        question = replies.catering_question(missing, [], quoted, known, lang)
+        ctx.state[FORM_STATE_KEY]["asked"] = missing
+        return ctx.ask(
+            " ".join([*sentences, question]),
+            missing=missing,
+            data={"missing": missing, "errors": errors, "known": known},
+        )
+    return catering.create_request(
+        task_id=ctx.task_id,
+        fields=known,
+        notes="\n".join(ctx.state["notes"]),
+        language=lang,
+    )
+
+
+def _to_table(ctx: SkillContext, fields: dict[str, Any], lang: str) -> Any:
+    """A party that fits a table goes on to the table booking."""
+    values = {k: fields[k] for k in ("date", "time", "name", "contact") if k in fields}
+    values["party_size"] = fields["guests"]
+    if lang == DE:
+        note = f"Für {fields['guests']} Personen reservieren wir Ihnen gern einen Tisch."
+    else:
+        note = f"For {fields['guests']} guests we can simply book you a table."
+    try:
+        return ctx.hand_over("make-reservation", values=values, note=note)
+    except HandOverError:
+        return None
 
 
 def _catering_received(ctx: SkillContext, request: CateringRequest) -> Any:

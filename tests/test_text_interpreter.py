@@ -411,6 +411,7 @@ BOOKING += [
         {"date": "2026-12-04", "time": "19:00", "party_size": 4},
     ),
     ("1000 people", [], {}, {"party_size": 1000}),
+    ("tomorrow at 7:30, 5 of us", [], {}, {"date": "2026-12-02", "time": "19:30", "party_size": 5}),
     # A minus is kept, so the form says why, rather than read as 3.
     ("-3 people", [], {}, {"party_size": -3}),
     ("-3", ["party_size"], {}, {"party_size": -3}),

@@ -21,7 +21,8 @@ SYNONYMS: list[frozenset[str]] = [
     word_set(
         "people persons person guests guest pax adults adult attendees participants diners "
         "covers seats party size group pers ppl personen leute leuten gäste gästen gaeste gast "
-        "erwachsene erwachsenen teilnehmer teilnehmerinnen kollegen mitarbeiter plätze gruppe "
+        "erwachsene erwachsenen teilnehmer teilnehmern teilnehmerinnen kollegen mitarbeiter "
+        "mitarbeitern plätze gruppe "
         "team family familie"
     ),
     word_set("children child kids kid kinder kindern kind"),
@@ -109,6 +110,10 @@ def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decim
         alone = re.compile(r"\b(?:just me|only me|myself|by myself|nur ich|allein|alleine)\b", re.I)
         if work.first(alone, lambda m: True):
             return Decimal(1), True
+        of_us = re.compile(rf"\b({_COUNT})\s+of\s+us\b", re.IGNORECASE)  # "5 of us"
+        found = work.first(of_us, lambda m: _value(m[1]))
+        if found is not None:
+            return found, True
         group = re.compile(rf"\bzu\s+({alternation(GROUP_WORDS)})\b", re.IGNORECASE)
         found = work.first(group, lambda m: Decimal(GROUP_WORDS[m[1].lower()]))
         if found is not None:
