@@ -20,11 +20,11 @@ from django import forms
 from django.utils import timezone, translation
 
 from a2a_app import HandOverError, SkillContext, skill
-from a2a_app.skills.context import FORM_STATE_KEY
+from a2a_app.skills.context import FACTS_STATE_KEY, FORM_STATE_KEY
 
 from . import booking, catering, replies
 from .booking import NoTableFree, Problem
-from .models import CateringRequest, Reservation
+from .models import CateringRequest, OpeningHours, Reservation
 from .wording import DE, EN, detect_language
 
 MODES = ["text/plain", "application/json"]
@@ -104,7 +104,8 @@ FIELDS = ("date", "time", "party_size", "name", "contact")
     ),
     tags=[
         "reservation", "book", "booking", "table", "reserve", "tonight", "guests", "persons",
-        "Reservierung", "reservieren", "Tisch", "buchen", "Platz", "Gäste",
+        "people", "dinner", "lunch", "seat", "Reservierung", "reservieren", "Tisch", "buchen",
+        "Platz", "Gäste", "Personen", "Leute", "Abendessen", "Mittagessen",
     ],
     examples=[
         "Book a table for 4 on Friday at 7pm",
@@ -200,10 +201,21 @@ def _problem_text(problem: Problem, fields: dict[str, Any], lang: str) -> str:
         if lang == DE:
             return "Eine Reservierung braucht mindestens eine Person."
         return "The number of guests must be at least 1."
-    if problem.code == "outside_hours" and problem.params.get("suggestions"):
-        times = ", ".join(f"{t:%H:%M}" for t in problem.params["suggestions"])
-        text += f" Frei wäre es um {times} Uhr." if lang == DE else f" We could offer {times}."
+    if problem.code == "outside_hours":
+        text = _opening_hours(problem.params["day"], lang) + " " + text
+        if problem.params.get("suggestions"):
+            times = ", ".join(f"{t:%H:%M}" for t in problem.params["suggestions"])
+            text += f" Frei wäre es um {times} Uhr." if lang == DE else f" We could offer {times}."
     return text
+
+
+def _opening_hours(day: date, lang: str) -> str:
+    """ "We are open 11:30–23:00 that day.": the periods, so the closing time is said."""
+    periods = OpeningHours.objects.filter(weekday=day.weekday()).order_by("opens")
+    spans = [f"{p.opens:%H:%M}–{p.closes:%H:%M}" for p in periods]
+    if lang == DE:
+        return f"An diesem Tag haben wir {' und '.join(spans)} Uhr geöffnet."
+    return f"We are open {' and '.join(spans)} that day."
 
 
 def _ask_or_book(
@@ -247,6 +259,8 @@ def _ask_or_book(
         return _ask_or_book(ctx, {**known}, [problem], lang, now)
     ctx.attach(reservation)
     ctx.state["reference"] = reservation.reference
+    # A cancel or change later in the conversation knows which booking is meant.
+    ctx.state.setdefault(FACTS_STATE_KEY, {})["reference"] = reservation.reference
     text = replies.confirmation(reservation, lang)
     return ctx.complete(
         text=text, data=replies.reservation_data(reservation), name="reservation", message=text
@@ -340,7 +354,7 @@ _CONTACT_DE = "die E-Mail-Adresse oder Telefonnummer, mit der Sie reserviert hab
     input_modes=MODES,
     output_modes=MODES,
     form=CancelForm,
-    context_fields=["contact"],
+    context_fields=["reference", "contact"],
 )  # fmt: skip
 def cancel_reservation(ctx: SkillContext) -> Any:
     """Cancel a reservation by reference and contact."""
@@ -376,20 +390,21 @@ def cancel_reservation(ctx: SkillContext) -> Any:
         "number it was booked with; the new time is checked like a new booking."
     ),
     tags=[
-        "change", "move", "reschedule", "modify", "update", "postpone", "ändern",
-        "verschieben", "umbuchen", "Änderung",
+        "change", "move", "reschedule", "modify", "update", "postpone", "instead", "earlier",
+        "later", "ändern", "verschieben", "umbuchen", "Änderung", "statt", "anstatt",
+        "früher", "später", "stattdessen",
     ],
     examples=[
-        "I need to change my reservation TD-7K3Q9X to 8pm",
+        "I need to change my reservation TD-7K3Q9X to a later time",
         "Move TD-7K3Q9X to another day",
         "Can we be 6 instead of 4? TD-7K3Q9X",
-        "Ich möchte meine Reservierung TD-7K3Q9X auf 20 Uhr verschieben",
+        "Ich möchte meine Reservierung TD-7K3Q9X auf später verschieben",
         "Reservierung TD-7K3Q9X ändern: wir sind jetzt 5",
     ],
     input_modes=MODES,
     output_modes=MODES,
     form=ChangeForm,
-    context_fields=["contact"],
+    context_fields=["reference", "contact"],
 )  # fmt: skip
 def change_reservation(ctx: SkillContext) -> Any:
     """Move a reservation (date, time, party size) by reference and contact."""

@@ -27,13 +27,16 @@ _GERMAN = word_set(
     "und oder mit ohne nicht kein keine keinen gibt es was welche zeig zeige zeigen habt "
     "haben speisekarte gerichte gericht nachspeisen nachtisch vorspeisen getränke unter bis "
     "euro montag dienstag mittwoch donnerstag freitag samstag sonntag reservieren reservierung "
-    "buchen vegetarisch vegetarische vegetarischen vegane veganen der die das dem den zu"
+    "buchen vegetarisch vegetarische vegetarischen vegane veganen der die das dem den zu "
+    "storniere stornieren storniert stornierung absagen sagen verschieben verschiebe ändern "
+    "ändere kontakt statt doch wieder bei auf namen nächste nächsten woche kommen können"
 )
 _ENGLISH = word_set(
     "i we my is are please would like to a an the for at on table people persons guests "
     "tomorrow today tonight evening pm book reserve reservation with without no what which "
     "show me you have dishes dish menu under below than and or of from friday monday tuesday "
-    "wednesday thursday saturday sunday dessert desserts drinks vegetarian"
+    "wednesday thursday saturday sunday dessert desserts drinks vegetarian cancel change "
+    "move booking contact instead next week"
 )
 
 

@@ -82,7 +82,7 @@ def find_name(work: Work) -> tuple[str, bool] | None:
 
 
 # A part of a list on its own: "Table for 4 on Friday at 8, Tom Lee, tom@lee.de".
-_SEGMENT_RE = re.compile(r"[^,;\n]+")
+_SEGMENT_RE = re.compile(r"(?:[^,;\n?!.]|\.(?!\s))+")
 
 
 def listed_name(work: Work) -> str | None:

@@ -87,6 +87,15 @@ def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decim
         units = _units(cues)
         trailing = cues - _LEADING_ONLY
         if trailing:
+            # "4 statt 2 Personen", "6 instead of 4 people": the new number counts.
+            instead = re.compile(
+                rf"\b({_COUNT})\s+(?:statt|anstatt|instead of|rather than)\s+(?:{_COUNT})"
+                rf"\s+(?:{_units(trailing)})\b",
+                re.IGNORECASE,
+            )
+            found = work.first(instead, lambda m: _value(m[1]))
+            if found is not None:
+                return found, True
             number_unit = re.compile(
                 rf"(?<![\w-])({_SIGNED})\s+(?:[^\W\d_]+\s+)?(?:{_units(trailing)})\b",
                 re.IGNORECASE,
