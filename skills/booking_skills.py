@@ -18,6 +18,8 @@ from typing import Any
 
 from django import forms
 from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from a2a_app import HandOverError, SkillContext, skill
 from a2a_app.skills.context import FACTS_STATE_KEY, FORM_STATE_KEY
@@ -25,7 +27,7 @@ from a2a_app.skills.context import FACTS_STATE_KEY, FORM_STATE_KEY
 from . import booking, catering, replies
 from .booking import NoTableFree, Problem
 from .models import CateringRequest, OpeningHours, Reservation
-from .wording import DE, EN, detect_language
+from .wording import DE, EN, detect_language, join_words
 
 MODES = ["text/plain", "application/json"]
 _REFERENCE_RE = re.compile(r"\b(TD|CT)\s*-?\s*([2-9A-HJKMNP-Z]{6})\b", re.IGNORECASE)
@@ -62,7 +64,7 @@ class ContactField(forms.CharField):
     def validate(self, value: Any) -> None:
         super().validate(value)
         if value and not _contact_ok(str(value)):
-            raise forms.ValidationError("Enter an e-mail address or a phone number.")
+            raise forms.ValidationError(_("Enter an e-mail address or a phone number."))
 
 
 def _same_contact(given: str, stored: str) -> bool:
@@ -81,11 +83,11 @@ def _same_contact(given: str, stored: str) -> bool:
 
 
 class ReservationForm(forms.Form):
-    date = forms.DateField(label="Date", required=False)
-    time = forms.TimeField(label="Time", required=False)
-    party_size = forms.IntegerField(label="Number of people", required=False)
-    name = forms.CharField(label="Name", max_length=200, required=False)
-    contact = ContactField(label="E-mail or phone", max_length=200, required=False)
+    date = forms.DateField(label=gettext_lazy("Date"), required=False)
+    time = forms.TimeField(label=gettext_lazy("Time"), required=False)
+    party_size = forms.IntegerField(label=gettext_lazy("Number of people"), required=False)
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=200, required=False)
+    contact = ContactField(label=gettext_lazy("E-mail or phone"), max_length=200, required=False)
 
 
 FIELDS = ("date", "time", "party_size", "name", "contact")
@@ -163,17 +165,10 @@ def _to_catering(ctx: SkillContext, fields: dict[str, Any], problem: Problem, la
     """A party larger than our largest table goes on to the catering request."""
     values = {k: fields[k] for k in ("date", "time", "name", "contact") if k in fields}
     values["guests"] = fields["party_size"]
-    if lang == DE:
-        note = (
-            f"Unser größter Tisch hat {problem.params['max']} Plätze; für "
-            f"{fields['party_size']} Personen gebe ich Ihre Anfrage an unser Catering- und "
-            "Gruppenteam weiter."
-        )
-    else:
-        note = (
-            f"Our largest table seats {problem.params['max']}, so for {fields['party_size']} "
-            "guests I am passing your request on to our catering and group team."
-        )
+    note = _(
+        "Our largest table seats %(max)s, so for %(count)s guests I am passing your "
+        "request on to our catering and group team."
+    ) % {"max": problem.params["max"], "count": fields["party_size"]}
     try:
         return ctx.hand_over("catering-request", values=values, note=note)
     except HandOverError:
@@ -194,18 +189,14 @@ def _problem_text(problem: Problem, fields: dict[str, Any], lang: str) -> str:
     text = replies.problem_text(problem, fields, lang)
     if problem.code == "party_too_large":
         largest = problem.params["max"]
-        if lang == DE:
-            return f"Das sind mehr Personen, als unser größter Tisch ({largest} Plätze) fasst."
-        return f"That is more than our largest table, which seats {largest}."
+        return _("That is more than our largest table, which seats %(max)s.") % {"max": largest}
     if problem.code == "party_too_small":
-        if lang == DE:
-            return "Eine Reservierung braucht mindestens eine Person."
-        return "The number of guests must be at least 1."
+        return _("The number of guests must be at least 1.")
     if problem.code == "outside_hours":
         text = _opening_hours(problem.params["day"], lang) + " " + text
         if problem.params.get("suggestions"):
             times = ", ".join(f"{t:%H:%M}" for t in problem.params["suggestions"])
-            text += f" Frei wäre es um {times} Uhr." if lang == DE else f" We could offer {times}."
+            text += " " + _("We could offer %(times)s.") % {"times": times}
     return text
 
 
@@ -213,9 +204,7 @@ def _opening_hours(day: date, lang: str) -> str:
     """ "We are open 11:30–23:00 that day.": the periods, so the closing time is said."""
     periods = OpeningHours.objects.filter(weekday=day.weekday()).order_by("opens")
     spans = [f"{p.opens:%H:%M}–{p.closes:%H:%M}" for p in periods]
-    if lang == DE:
-        return f"An diesem Tag haben wir {' und '.join(spans)} Uhr geöffnet."
-    return f"We are open {' and '.join(spans)} that day."
+    return _("We are open %(spans)s that day.") % {"spans": join_words(spans, lang)}
 
 
 def _ask_or_book(
@@ -271,14 +260,16 @@ def _ask_or_book(
 
 
 class CancelForm(forms.Form):
-    reference = forms.CharField(label="Booking reference", max_length=12, required=False)
-    contact = ContactField(label="E-mail or phone", max_length=200, required=False)
+    reference = forms.CharField(
+        label=gettext_lazy("Booking reference"), max_length=12, required=False
+    )
+    contact = ContactField(label=gettext_lazy("E-mail or phone"), max_length=200, required=False)
 
 
 class ChangeForm(CancelForm):
-    date = forms.DateField(label="New date", required=False)
-    time = forms.TimeField(label="New time", required=False)
-    party_size = forms.IntegerField(label="Number of people", required=False)
+    date = forms.DateField(label=gettext_lazy("New date"), required=False)
+    time = forms.TimeField(label=gettext_lazy("New time"), required=False)
+    party_size = forms.IntegerField(label=gettext_lazy("Number of people"), required=False)
 
 
 def _reference(ctx: SkillContext) -> str:
@@ -298,11 +289,11 @@ def _find(ctx: SkillContext, lang: str) -> tuple[Reservation | None, Any]:
     missing = [n for n, v in (("reference", reference), ("contact", contact)) if not v]
     if missing:
         labels = {
-            EN: {"reference": "your booking reference (TD-…)", "contact": _CONTACT_EN},
-            DE: {"reference": "Ihre Reservierungsnummer (TD-…)", "contact": _CONTACT_DE},
-        }[lang]
-        wanted = (" and " if lang == EN else " und ").join(labels[m] for m in missing)
-        text = f"Bitte nennen Sie {wanted}." if lang == DE else f"Please tell me {wanted}."
+            "reference": _("your booking reference (TD-…)"),
+            "contact": _("the e-mail address or phone number you booked with"),
+        }
+        wanted = join_words([labels[m] for m in missing], lang)
+        text = _("Please tell me %(wanted)s.") % {"wanted": wanted}
         _values(ctx)["reference"] = reference
         ctx.state[FORM_STATE_KEY]["asked"] = missing
         return None, ctx.ask(text, missing=missing, data={"missing": missing})
@@ -315,23 +306,13 @@ def _find(ctx: SkillContext, lang: str) -> tuple[Reservation | None, Any]:
         values.pop("reference", None)
         values.pop("contact", None)
         ctx.state[FORM_STATE_KEY]["asked"] = ["reference", "contact"]
-        if lang == DE:
-            text = (
-                "Zu dieser Reservierungsnummer und diesem Kontakt finde ich keine "
-                "Reservierung. Bitte prüfen Sie beides und nennen Sie es noch einmal."
-            )
-        else:
-            text = (
-                "I found no booking with that reference and contact. Please check both "
-                "and tell me again."
-            )
+        text = _(
+            "I found no booking with that reference and contact. Please check both "
+            "and tell me again."
+        )
         missing = ["reference", "contact"]
         return None, ctx.ask(text, missing=missing, data={"missing": missing})
     return reservation, None
-
-
-_CONTACT_EN = "the e-mail address or phone number you booked with"
-_CONTACT_DE = "die E-Mail-Adresse oder Telefonnummer, mit der Sie reserviert haben"
 
 
 @skill(
@@ -368,15 +349,11 @@ def cancel_reservation(ctx: SkillContext) -> Any:
         ctx.attach(reservation)
         start = timezone.localtime(reservation.start)
         when = replies.format_date(start.date(), lang)
-        if lang == DE:
-            text = (
-                f"Ihre Reservierung {reservation.reference} am {when} um {start:%H:%M} Uhr "
-                "ist storniert."
-            )
-        else:
-            text = (
-                f"Your reservation {reservation.reference} on {when} at {start:%H:%M} is cancelled."
-            )
+        text = _("Your reservation %(reference)s on %(date)s at %(time)s is cancelled.") % {
+            "reference": reservation.reference,
+            "date": when,
+            "time": f"{start:%H:%M}",
+        }
         data = replies.reservation_data(reservation)
         return ctx.complete(text=text, data=data, name="reservation", message=text)
 
@@ -422,10 +399,7 @@ def _change(ctx: SkillContext, reservation: Reservation, lang: str) -> Any:
     data = ctx.cleaned_data
     if not any(data.get(k) not in (None, "") for k in ("date", "time", "party_size")):
         ctx.state[FORM_STATE_KEY]["asked"] = ["date", "time", "party_size"]
-        if lang == DE:
-            text = "Was möchten Sie ändern: Datum, Uhrzeit oder Anzahl der Personen?"
-        else:
-            text = "What would you like to change: the date, the time or the number of guests?"
+        text = _("What would you like to change: the date, the time or the number of guests?")
         return ctx.ask(text, missing=["date", "time", "party_size"])
     fields = {
         "date": (data.get("date") or start.date()).isoformat(),
@@ -444,7 +418,7 @@ def _change(ctx: SkillContext, reservation: Reservation, lang: str) -> Any:
         _values(ctx).pop(field, None)
         ctx.state[FORM_STATE_KEY]["asked"] = [field]
         text = _problem_text(problem, fields, lang)
-        text += " Welche andere Angabe passt?" if lang == DE else " What else would suit you?"
+        text += " " + _("What else would suit you?")
         return ctx.ask(text, missing=[field], data={"missing": [field], "errors": {field: [text]}})
     new_start = booking.local_start(
         date.fromisoformat(fields["date"]), time.fromisoformat(fields["time"])
@@ -475,7 +449,7 @@ def _change(ctx: SkillContext, reservation: Reservation, lang: str) -> Any:
     moved = reservation
     ctx.attach(moved)
     text = replies.confirmation(moved, lang)
-    text = ("Geändert. " if lang == DE else "Changed. ") + text
+    text = _("Changed.") + " " + text
     return ctx.complete(
         text=text, data=replies.reservation_data(moved), name="reservation", message=text
     )
@@ -485,12 +459,12 @@ def _change(ctx: SkillContext, reservation: Reservation, lang: str) -> Any:
 
 
 class CateringForm(forms.Form):
-    date = forms.DateField(label="Date", required=False)
-    time = forms.TimeField(label="Time", required=False)
-    guests = forms.IntegerField(label="Number of guests", required=False)
-    name = forms.CharField(label="Name", max_length=200, required=False)
-    contact = ContactField(label="E-mail or phone", max_length=200, required=False)
-    notes = forms.CharField(label="Notes", widget=forms.Textarea, required=False)
+    date = forms.DateField(label=gettext_lazy("Date"), required=False)
+    time = forms.TimeField(label=gettext_lazy("Time"), required=False)
+    guests = forms.IntegerField(label=gettext_lazy("Number of guests"), required=False)
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=200, required=False)
+    contact = ContactField(label=gettext_lazy("E-mail or phone"), max_length=200, required=False)
+    notes = forms.CharField(label=gettext_lazy("Notes"), widget=forms.Textarea, required=False)
 
 
 @skill(
@@ -568,10 +542,11 @@ def _catering(ctx: SkillContext, lang: str) -> Any:
     missing = [f for f in catering.REQUIRED if f not in known]
     if missing:
         sentences = [replies.problem_text(p, quoted, lang) for p in problems]
-        if small is not None and lang == DE:
-            sentences = [f"Gruppenanfragen gelten ab {catering.MIN_GUESTS} Personen."]
-        elif small is not None:
-            sentences = [f"Group and catering requests start at {catering.MIN_GUESTS} guests."]
+        if small is not None:
+            sentences = [
+                _("Group and catering requests start at %(min)s guests.")
+                % {"min": catering.MIN_GUESTS}
+            ]
         errors = {p.field: [t] for p, t in zip(problems, sentences, strict=False)}
         question = replies.catering_question(missing, [], quoted, known, lang)
         ctx.state[FORM_STATE_KEY]["asked"] = missing
@@ -592,10 +567,7 @@ def _to_table(ctx: SkillContext, fields: dict[str, Any], lang: str) -> Any:
     """A party that fits a table goes on to the table booking."""
     values = {k: fields[k] for k in ("date", "time", "name", "contact") if k in fields}
     values["party_size"] = fields["guests"]
-    if lang == DE:
-        note = f"Für {fields['guests']} Personen reservieren wir Ihnen gern einen Tisch."
-    else:
-        note = f"For {fields['guests']} guests we can simply book you a table."
+    note = _("For %(count)s guests we can simply book you a table.") % {"count": fields["guests"]}
     try:
         return ctx.hand_over("make-reservation", values=values, note=note)
     except HandOverError:
