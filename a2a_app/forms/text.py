@@ -329,11 +329,17 @@ class DeterministicInterpreter:
             return
         hit = names.find_name(work)
         only_asked = [a for a in asked if a not in found]
-        if hit is None and len(only_asked) >= 1 and set(only_asked) <= set(name_fields):
-            bare = names.bare_name(work)
+        if hit is None and set(only_asked) & set(name_fields):
+            # Asked for the name alone: any short reply; with other fields (name and
+            # contact): a capitalised one ("Schneider"), not "italian food please".
+            only_names = set(only_asked) <= set(name_fields)
+            bare = names.bare_name(work, capitalised=not only_names)
             hit = (bare, True) if bare else None
         if hit is None:
-            listed = names.listed_name(work)
+            # A contact in the same message makes a lone capitalised word a name:
+            # "Weber, weber@example.com".
+            contacted = any(n in found for n in of(EMAIL, PHONE, CONTACT))
+            listed = names.listed_name(work, single=contacted)
             hit = (listed, False) if listed else None
         if hit is None:
             return

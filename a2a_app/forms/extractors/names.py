@@ -85,13 +85,15 @@ def find_name(work: Work) -> tuple[str, bool] | None:
 _SEGMENT_RE = re.compile(r"(?:[^,;\n?!.]|\.(?!\s))+")
 
 
-def listed_name(work: Work) -> str | None:
+def listed_name(work: Work, *, single: bool = False) -> str | None:
     """A name given as one item of a comma-separated message, once dates, numbers and
-    contacts are read: two to four capitalised words that are no other word we know."""
+    contacts are read: two to four capitalised words that are no other word we know;
+    ``single``: one such word will do ("Weber, weber@example.com": next to a contact)."""
     for segment in _SEGMENT_RE.finditer(work.text):
         text = segment[0].strip(" .!")
         words = _NAME_WORD_RE.findall(text)
-        if not 2 <= len(words) <= 4 or " ".join(words) != " ".join(text.split()):
+        fewest = 1 if single else 2
+        if not fewest <= len(words) <= 4 or " ".join(words) != " ".join(text.split()):
             continue
         if any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words):
             continue
@@ -102,10 +104,13 @@ def listed_name(work: Work) -> str | None:
     return None
 
 
-def bare_name(work: Work) -> str | None:
-    """The whole short reply as a name: "Tom Lee", "Hi, it's Anna Weber. Thanks!"."""
+def bare_name(work: Work, *, capitalised: bool = False) -> str | None:
+    """The whole short reply as a name: "Tom Lee", "Hi, it's Anna Weber. Thanks!";
+    ``capitalised``: only capitalised words (the name was asked with other fields)."""
     words = [w for w in _NAME_WORD_RE.findall(work.text) if w.lower() not in FILLER]
     if not 1 <= len(words) <= 4 or any(w.lower() in NOT_NAME for w in words):
+        return None
+    if capitalised and any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words):
         return None
     if re.search(r"\d", work.text):
         return None
