@@ -177,9 +177,9 @@ def _to_catering(ctx: SkillContext, fields: dict[str, Any], problem: Problem, la
 
 def _with_suggestions(problem: Problem, fields: dict[str, Any], now: datetime) -> Problem:
     """Outside the opening hours: say the hours and offer the nearest free times."""
-    if problem.code != "outside_hours" or "party_size" not in fields:
+    if problem.code not in ("outside_hours", "past_time") or "party_size" not in fields:
         return problem
-    day = problem.params["day"]
+    day = problem.params.get("day") or date.fromisoformat(fields["date"])
     at = time.fromisoformat(fields["time"])
     suggestions = booking.suggest_times(day, max(1, fields["party_size"]), at, now=now)
     return Problem(problem.field, problem.code, {**problem.params, "suggestions": suggestions})
@@ -192,6 +192,9 @@ def _problem_text(problem: Problem, fields: dict[str, Any], lang: str) -> str:
         return _("That is more than our largest table, which seats %(max)s.") % {"max": largest}
     if problem.code == "party_too_small":
         return _("The number of guests must be at least 1.")
+    if problem.code == "past_time" and problem.params.get("suggestions"):
+        times = ", ".join(f"{t:%H:%M}" for t in problem.params["suggestions"])
+        text += " " + _("We could offer %(times)s.") % {"times": times}
     if problem.code == "outside_hours":
         text = _opening_hours(problem.params["day"], lang) + " " + text
         if problem.params.get("suggestions"):

@@ -425,6 +425,7 @@ BOOKING += [
         },
     ),
     ("Schneider", ["name", "contact"], {}, {"name": "Schneider"}),
+    ("Familie Wagner", ["name", "contact"], {}, {"name": "Wagner"}),
     ("italian food please", ["name", "contact"], {}, {}),
     ("Thanks, Friday works", [], {}, {"date": "2026-12-04"}),
     ("am Samstagabend um 19:30", [], {}, {"date": "2026-12-05", "time": "19:30"}),

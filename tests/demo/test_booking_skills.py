@@ -213,3 +213,34 @@ def test_change_with_the_wrong_contact_changes_nothing(agent) -> None:
     assert state(task) == "INPUT_REQUIRED"
     reservation.refresh_from_db()
     assert timezone.localtime(reservation.start).hour == 19
+
+
+def test_a_time_already_past_today_gets_later_times(agent) -> None:
+    task = say(agent, "Tisch für 2 heute um 13 Uhr, Name Berg, berg@example.com", skill=BOOK)
+    assert state(task) == "INPUT_REQUIRED"
+    assert "Vergangenheit" in text_of(task) and "Frei wäre es um" in text_of(task)
+
+
+def test_cancel_in_the_conversation_of_the_booking_knows_reference_and_contact(agent) -> None:
+    first = say(agent, "Table for 2 on Friday at 7pm, Tom Lee, tom@lee.example", skill=BOOK)
+    task = say(
+        agent,
+        "Actually, please cancel that booking.",
+        skill="cancel-reservation",
+        contextId=first["contextId"],
+    )
+    assert state(task) == "COMPLETED", text_of(task)
+    assert Reservation.objects.get().status == Reservation.Status.CANCELLED
+
+
+def test_change_the_party_size_in_german(agent) -> None:
+    reservation = booked(agent)
+    task = say(
+        agent,
+        f"Bei {reservation.reference} kommen doch 4 statt 2 Personen, Kontakt tom@lee.example",
+        skill="change-reservation",
+    )
+    assert state(task) == "COMPLETED", text_of(task)
+    assert "Geändert" in text_of(task)
+    reservation.refresh_from_db()
+    assert reservation.party_size == 4

@@ -18,6 +18,7 @@ _NAME_CUE_RE = re.compile(
 )
 _WEAK_NAME_CUE_RE = re.compile(
     r"(?:\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
+    r"family|familie|"
     r"under|"
     r"(?:reserve|book|booking|reservation)(?: it| a table)? for))\s+",
     re.IGNORECASE,
