@@ -425,6 +425,8 @@ BOOKING += [
         },
     ),
     ("Schneider", ["name", "contact"], {}, {"name": "Schneider"}),
+    ("we are 4 adults and 2 kids", [], {}, {"party_size": 6}),
+    ("2 Erwachsene und 3 Kinder", [], {}, {"party_size": 5}),
     ("Familie Wagner", ["name", "contact"], {}, {"name": "Wagner"}),
     ("italian food please", ["name", "contact"], {}, {}),
     ("Thanks, Friday works", [], {}, {"date": "2026-12-04"}),

@@ -295,11 +295,20 @@ class DeterministicInterpreter:
             for n in counted
             if numbers.cue_words(n.replace("_", " "), *_labels(fields[n][0])) & numbers.PEOPLE
         ]
+        children_counted = any(
+            numbers.cue_words(n.replace("_", " "), *_labels(fields[n][0])) & numbers.SYNONYMS[1]
+            for n in counted
+        )
         for name in counted:
             field, kind = fields[name]
             cues = numbers.cue_words(name.replace("_", " "), *_labels(field))
             # "for 4" counts people: it goes to the people field, or the only number field.
-            hit = numbers.find_count(work, cues, people=name in people or len(counted) == 1)
+            hit = numbers.find_count(
+                work,
+                cues,
+                people=name in people or len(counted) == 1,
+                with_children=name in people and not children_counted,
+            )
             if hit is None and name in asked and len([a for a in asked if a in counted]) == 1:
                 value = numbers.find_bare_number(work, whole=kind == INTEGER)
                 hit = (value, False) if value is not None else None

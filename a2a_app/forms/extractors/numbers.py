@@ -76,13 +76,33 @@ def _value(word: str) -> Decimal | None:
     return None if found is None else Decimal(found)
 
 
+def _add(first: Decimal | None, second: Decimal | None) -> Decimal | None:
+    return None if first is None or second is None else first + second
+
+
 def _units(cues: Iterable[str]) -> str:
     return alternation(set(cues))
 
 
-def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decimal, bool] | None:
+_CHILDREN = alternation(SYNONYMS[1])
+_ADULTS = alternation(word_set("adults adult erwachsene erwachsenen grown-ups"))
+#: "4 adults and 2 kids": everyone, when no field counts the children apart.
+_FAMILY_RE = re.compile(
+    rf"\b({_COUNT})\s+(?:{_ADULTS})\s*(?:and|und|plus|\+|,|&)\s*({_COUNT})\s+(?:{_CHILDREN})\b",
+    re.IGNORECASE,
+)
+
+
+def find_count(
+    work: Work, cues: frozenset[str], *, people: bool, with_children: bool = False
+) -> tuple[Decimal, bool] | None:
     """A number cued by one of ``cues``; ``(value, strong)``. ``people``: "for 4" and
-    "zu viert" count too (weaker: they may mean another field)."""
+    "zu viert" count too (weaker: they may mean another field); ``with_children``: no
+    other field counts children, so "4 adults and 2 kids" is 6."""
+    if with_children:
+        found = work.first(_FAMILY_RE, lambda m: _add(_value(m[1]), _value(m[2])))
+        if found is not None:
+            return found, True
     if cues:
         units = _units(cues)
         trailing = cues - _LEADING_ONLY
