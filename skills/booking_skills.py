@@ -67,6 +67,14 @@ class ContactField(forms.CharField):
             raise forms.ValidationError(_("Enter an e-mail address or a phone number."))
 
 
+def _broken_address(text: str) -> dict[str, str] | None:
+    """An e-mail address the guest meant to give but that cannot be one ("lee@")."""
+    for token in re.findall(r"[^\s,;()<>]*@[^\s,;()<>]*", text or ""):
+        if not _contact_ok(token.strip(".")):
+            return {"value": token}
+    return None
+
+
 def _same_contact(given: str, stored: str) -> bool:
     """The contact given at booking, whatever its case or format."""
     if "@" in stored or "@" in given:
@@ -226,6 +234,10 @@ def _ask_or_book(
     if missing:
         sentences = [_problem_text(p, quoted, lang) for p in problems]
         errors = {p.field: [text] for p, text in zip(problems, sentences, strict=True)}
+        broken = _broken_address(ctx.text) if "contact" in missing else None
+        if broken:
+            errors["contact"] = [_("“%(value)s” is not a complete e-mail address.") % broken]
+            sentences += errors["contact"]
         question = replies.question(missing, [], quoted, known, lang)
         ctx.state[FORM_STATE_KEY]["asked"] = missing
         return ctx.ask(

@@ -244,3 +244,10 @@ def test_change_the_party_size_in_german(agent) -> None:
     assert "Geändert" in text_of(task)
     reservation.refresh_from_db()
     assert reservation.party_size == 4
+
+
+def test_an_incomplete_e_mail_address_is_said(agent) -> None:
+    task = say(agent, "Table for 2 at 7, tomorrow, name Lee, my email is lee@", skill=BOOK)
+    assert state(task) == "INPUT_REQUIRED"
+    assert "“lee@” is not a complete e-mail address" in text_of(task)
+    assert data_of(task)["missing"] == ["contact"]
