@@ -175,6 +175,8 @@ class RecordingSink:
         #: Artifacts published while running (``ctx.add_artifact``, artifact writers).
         self.artifacts: list[Artifact] = []
         self.canceled = False
+        #: The skill a ``ctx.hand_over`` moved the task to, if any.
+        self.handed_over_to = ""
 
     def status(self, state: TaskState, message: Message | None) -> None:
         self.statuses.append((state, message))
@@ -184,6 +186,10 @@ class RecordingSink:
 
     def is_canceled(self) -> bool:
         return self.canceled
+
+    def hand_over(self, skill_id: str, message: Message) -> None:
+        self.handed_over_to = skill_id
+        self.statuses.append((TaskState.WORKING, message))
 
 
 class SkillConversation:
@@ -216,7 +222,7 @@ class SkillConversation:
         self.sink = RecordingSink()
 
     def say(self, text: str = "", *, data: Any = None) -> Any:
-        from a2a_app.core.execution import build_context, call_handler, resolve_outcome
+        from a2a_app.core.execution import build_context, call_with_hand_over, resolve_outcome
         from a2a_app.models import Task
         from a2a_app.skills.context import message_parts
 
@@ -237,7 +243,10 @@ class SkillConversation:
             sink=self.sink,
             metadata=self.metadata,
         )
-        outcome = call_handler(self.spec, ctx)
+        outcome = call_with_hand_over(self.spec, ctx)
+        if ctx.skill.id != self.skill.id and ctx.skill.spec is not None:
+            # Handed over: the next turns go to the new skill, as on a real task.
+            self.skill, self.spec = ctx.skill, ctx.skill.spec
         self.history.append(message)
         resolution = resolve_outcome(outcome, task_id=self.task_id, context_id=self.context_id)
         if resolution.status_message is not None:

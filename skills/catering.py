@@ -16,7 +16,6 @@ task through :mod:`a2a_app.api`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import date, datetime, time
 from typing import Any
 
@@ -27,9 +26,7 @@ from a2a_app import TaskClosed, TaskNotFound, api
 
 from . import replies
 from .booking import BOOKING_HORIZON, Problem, local_start
-from .fields import parse_reservation_data
 from .models import CateringRequest, new_catering_reference
-from .parsing import parse_reservation
 
 MIN_GUESTS = 9  # one more than the largest table
 MAX_GUESTS = 500
@@ -40,28 +37,7 @@ FIELDS = ("date", "time", "guests", "name", "contact")
 FINAL = frozenset({"group_too_small", "group_too_large"})
 
 
-# --- reading the request ---------------------------------------------------------------
-
-
-def _renamed(found: dict[str, Any]) -> dict[str, Any]:
-    """The reservation parsers' ``party_size`` is this skill's ``guests``."""
-    if "party_size" in found:
-        found["guests"] = found.pop("party_size")
-    return found
-
-
-def parse_request(
-    text: str, now: datetime, *, expecting: Iterable[str] = (), known_time: str | None = None
-) -> dict[str, Any]:
-    """The catering fields the text mentions (see :func:`skills.parsing.parse_reservation`)."""
-    expecting = ["party_size" if f == "guests" else f for f in expecting]
-    return _renamed(parse_reservation(text, now, expecting=expecting, known_time=known_time))
-
-
-def parse_request_data(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """Fields from a data part (``guests`` or ``party_size``...), and unreadable values."""
-    found, unreadable = parse_reservation_data(data)
-    return _renamed(found), _renamed(unreadable)
+# --- checking the request ----------------------------------------------------------------
 
 
 def check(fields: dict[str, Any], now: datetime) -> list[Problem]:

@@ -385,6 +385,97 @@ STAY: list[tuple[str, list[str], dict[str, Any], dict[str, Any]]] = [
     ("3", ["nights"], {}, {"nights": 3}),
 ]
 
+# Issue 15: phrasings the demo's guests used that were misread.
+BOOKING += [
+    ("Table for 2 tomorrow evening", [], {}, {"date": "2026-12-02", "party_size": 2}),
+    ("tomorrow evening", ["date", "name"], {}, {"date": "2026-12-02"}),
+    ("name Tom Lee", ["name"], {}, {"name": "Tom Lee"}),
+    ("for Tom Lee", [], {}, {"name": "Tom Lee"}),
+    ("Name Weber", [], {}, {"name": "Weber"}),
+    (
+        "Table for 4 on Friday at 8, Tom Lee, tom@lee.de",
+        [],
+        {},
+        {
+            "date": "2026-12-04",
+            "time": "20:00",
+            "party_size": 4,
+            "name": "Tom Lee",
+            "contact": "tom@lee.de",
+        },
+    ),
+    (
+        "my team of 4 on Friday at 7pm",
+        [],
+        {},
+        {"date": "2026-12-04", "time": "19:00", "party_size": 4},
+    ),
+    ("1000 people", [], {}, {"party_size": 1000}),
+    ("next week Friday at 8", [], {}, {"date": "2026-12-11", "time": "20:00"}),
+    (
+        "Tisch für 4 am Montag um 19 Uhr, Weber, weber@example.com",
+        [],
+        {},
+        {
+            "party_size": 4,
+            "date": "2026-12-07",
+            "time": "19:00",
+            "name": "Weber",
+            "contact": "weber@example.com",
+        },
+    ),
+    ("Schneider", ["name", "contact"], {}, {"name": "Schneider"}),
+    ("we are 4 adults and 2 kids", [], {}, {"party_size": 6}),
+    ("2 Erwachsene und 3 Kinder", [], {}, {"party_size": 5}),
+    ("Familie Wagner", ["name", "contact"], {}, {"name": "Wagner"}),
+    ("italian food please", ["name", "contact"], {}, {}),
+    ("Thanks, Friday works", [], {}, {"date": "2026-12-04"}),
+    ("am Samstagabend um 19:30", [], {}, {"date": "2026-12-05", "time": "19:30"}),
+    ("Bei uns kommen doch 4 statt 2 Personen", [], {}, {"party_size": 4}),
+    ("6 people instead of 4", [], {}, {"party_size": 6}),
+    ("nächste Woche Samstag um 20 Uhr", [], {}, {"date": "2026-12-12", "time": "20:00"}),
+    ("Friday next week", [], {}, {"date": "2026-12-11"}),
+    (
+        "Tish für 4 morgn um 18 uhr",
+        [],
+        {},
+        {"date": "2026-12-02", "time": "18:00", "party_size": 4},
+    ),
+    (
+        "Habt ihr heute Abend um 20 Uhr noch einen Tisch für zwei? Jonas Becker, jonas@example.com",
+        [],
+        {},
+        {
+            "date": "2026-12-01",
+            "time": "20:00",
+            "party_size": 2,
+            "name": "Jonas Becker",
+            "contact": "jonas@example.com",
+        },
+    ),
+    ("tomorrow at 7:30, 5 of us", [], {}, {"date": "2026-12-02", "time": "19:30", "party_size": 5}),
+    # A minus is kept, so the form says why, rather than read as 3.
+    ("-3 people", [], {}, {"party_size": -3}),
+    ("-3", ["party_size"], {}, {"party_size": -3}),
+    ("0", ["party_size"], {}, {"party_size": 0}),
+    ("yesterday at 7", [], {}, {"date": "2026-11-30", "time": "19:00"}),
+    ("for 3 people, I'm Anna Schmidt", [], {}, {"party_size": 3, "name": "Anna Schmidt"}),
+    # German "am" is "on", not a.m.
+    (
+        "Tisch für zwei am Freitag um 20 Uhr auf den Namen Müller",
+        [],
+        {},
+        {"date": "2026-12-04", "time": "20:00", "party_size": 2, "name": "Müller"},
+    ),
+    ("for 2 at 2 am", [], {}, {"party_size": 2, "time": "02:00"}),
+    (
+        "and another table for next Friday at 8 for the same people",
+        [],
+        {},
+        {"date": "2026-12-04", "time": "20:00"},
+    ),
+]
+
 CASES = [(Booking, *case) for case in BOOKING] + [(Stay, *case) for case in STAY]
 
 

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("a2a_app.calls")
 
 OUTCOME_TYPES = get_args(outcomes.Outcome)
+#: Where a task that was handed over keeps from which skill to which (docs/skills.md).
+HAND_OVER_STATE_KEY = "a2a_hand_over"
 SAFE_FAILURE_TEXT = "The skill failed unexpectedly. The site has logged the error."
 
 
@@ -89,7 +91,7 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
         logger.error("skill=%s handler=%s missing", ctx.skill.id, ctx.skill.handler_key)
     else:
         try:
-            outcome = _coerce(call_handler(spec, ctx), ctx)
+            outcome = _coerce(call_with_hand_over(spec, ctx), ctx)
         except outcomes.TaskCanceled:
             outcome = None
         except Exception:
@@ -118,6 +120,78 @@ def call_handler(spec: SkillSpec, ctx: SkillContext) -> Any:
     return run_form(
         ctx, spec, lambda: contexts.facts(ctx.caller, ctx.context_id, exclude=ctx.task_id)
     )
+
+
+def call_with_hand_over(spec: SkillSpec, ctx: SkillContext) -> Any:
+    """:func:`call_handler`, then, if the handler handed the task over
+    (``ctx.hand_over``), the other skill's handler in the same turn."""
+    result = call_handler(spec, ctx)
+    if isinstance(result, outcomes.HandOver):
+        return hand_over(ctx, result)
+    return result
+
+
+def hand_over(ctx: SkillContext, handing: outcomes.HandOver) -> Any:
+    """Continue ``ctx``'s task with the skill ``handing`` names, in this turn.
+
+    The task's skill changes together with a WORKING status that says so (the sink
+    writes both at once: streams and webhooks see the hand-over); the new skill's form
+    starts from the values collected so far under its field names, ``handing.values``
+    over them, and does not read this turn's message again (the first skill did). The
+    new skill's answer is the turn's, with the note ahead of what it says.
+    """
+    from a2a_app.skills.catalogue import get_catalogue
+
+    target = get_catalogue().get(handing.skill_id)
+    spec = target.spec if target is not None else None
+    if target is None or spec is None or not target.enabled or not target.allows(ctx.caller):
+        # ctx.hand_over checks this; an outcome built by hand may not have been checked.
+        logger.error("skill=%s handed over to unusable %r", ctx.skill.id, handing.skill_id)
+        return outcomes.Failed(SAFE_FAILURE_TEXT)
+    if ctx.handed_over_from:
+        logger.error("skill=%s handed over twice in one turn", ctx.skill.id)
+        return outcomes.Failed(SAFE_FAILURE_TEXT)
+
+    previous = ctx.skill
+    saved = ctx.state.get(outcomes.FORM_STATE_KEY)
+    collected = saved.get("values", {}) if isinstance(saved, dict) else {}
+    fields = spec.form.base_fields if spec.form is not None else {}
+    values = {k: v for k, v in collected.items() if k in fields}
+    values.update(handing.values)
+    ctx.state[outcomes.FORM_STATE_KEY] = {"values": values, "asked": [], "handed_over": True}
+    ctx.state[HAND_OVER_STATE_KEY] = {"from": previous.id, "to": target.id}
+    ctx.skill, ctx.handed_over_from = target, previous.id
+    ctx.form, ctx.cleaned_data = None, {}
+
+    parts = [Part.text_part(handing.note)] if handing.note else []
+    parts.append(Part.data_part({"handOver": {"from": previous.id, "to": target.id}}))
+    message = agent_message(parts, context_id=ctx.context_id, task_id=ctx.task_id)
+    if ctx.sink is not None:
+        move = getattr(ctx.sink, "hand_over", None)
+        if move is not None:
+            move(target.id, message)
+        else:
+            ctx.sink.status(TaskState.WORKING, message)
+    logger.info("skill=%s task=%s handed over to %s", previous.id, ctx.task_id, target.id)
+
+    result = call_handler(spec, ctx)
+    if isinstance(result, outcomes.HandOver):
+        logger.error("skill=%s handed over again in the same turn", target.id)
+        return outcomes.Failed(SAFE_FAILURE_TEXT)
+    return _with_note(result, handing.note)
+
+
+def _with_note(result: Any, note: str) -> Any:
+    """The new skill's answer, with the hand-over's note ahead of its text."""
+    if not note:
+        return result
+    if isinstance(result, outcomes.InputRequired):
+        result.question = f"{note} {result.question}".strip()
+    elif isinstance(result, outcomes.Working | outcomes.Completed):
+        result.message = f"{note} {result.message}".strip()
+    elif isinstance(result, outcomes.Rejected | outcomes.Failed):
+        result.reason = f"{note} {result.reason}".strip()
+    return result
 
 
 def _coerce(result: object, ctx: SkillContext) -> outcomes.Outcome:
@@ -149,6 +223,9 @@ def resolve_outcome(outcome: outcomes.Outcome, *, task_id: str, context_id: str)
         return Resolution(TaskState.REJECTED, says(Part.text_part(outcome.reason)))
     if isinstance(outcome, outcomes.Failed):
         return Resolution(TaskState.FAILED, says(Part.text_part(outcome.reason)))
+    if isinstance(outcome, outcomes.HandOver):
+        # Only run_handler follows a hand-over; anywhere else it is a mistake.
+        return Resolution(TaskState.FAILED, says(Part.text_part(SAFE_FAILURE_TEXT)))
     if isinstance(outcome, outcomes.Working):
         parts = [Part.text_part(outcome.message)] if outcome.message else []
         if outcome.data is not None:

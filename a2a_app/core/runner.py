@@ -88,6 +88,11 @@ class LiveSink:
         with self._update() as update:
             update.add_artifact(artifact, append=append, last_chunk=last_chunk)
 
+    def hand_over(self, skill_id: str, message: Message) -> None:
+        with self._update() as update:  # one transaction: the skill and its status
+            update.set_skill(skill_id)
+            update.set_status(TaskState.WORKING, message)
+
     def is_canceled(self) -> bool:
         """Also the handler's heartbeat: asking renews the lease of a live task."""
         alive = Task.objects.filter(pk=self.task_id).exclude(

@@ -315,6 +315,10 @@ class InlineSink:
     def is_canceled(self) -> bool:
         return False  # nobody can cancel it before this transaction commits
 
+    def hand_over(self, skill_id: str, message: Message) -> None:
+        self.update.set_skill(skill_id)
+        self.update.set_status(TaskState.WORKING, message)
+
 
 class _HandlerCrashed(Exception):
     """Raised out of the operation's transaction so that it rolls back."""

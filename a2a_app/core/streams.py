@@ -257,6 +257,10 @@ class _LazySink:
             artifact, append=append, last_chunk=last_chunk
         )
 
+    def hand_over(self, skill_id: str, message: Message) -> None:
+        self.owner.create()
+        runner.LiveSink(str(self.owner.task.pk)).hand_over(skill_id, message)
+
     def is_canceled(self) -> bool:
         return self.owner.created and runner.LiveSink(str(self.owner.task.pk)).is_canceled()
 

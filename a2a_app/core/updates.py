@@ -79,6 +79,7 @@ class TaskUpdate:
         self.is_new = is_new
         self.previous_state: TaskState | None = None if is_new else task.task_state
         self.status_changed = False
+        self.skill_changed = False
         self._messages: list[JSON] = []
         self._events: list[tuple[str, JSON]] = []
         self._push_configs: list[PushConfig] = []
@@ -115,6 +116,11 @@ class TaskUpdate:
         self._event(
             "status", {"statusUpdate": self._ids() | {"status": store.status_to_wire(task)}}
         )
+
+    def set_skill(self, skill_id: str) -> None:
+        """The task continues with another skill (a hand-over); saved with the update."""
+        self.task.skill_id = skill_id
+        self.skill_changed = True
 
     def add_artifact(
         self, artifact: Artifact, *, append: bool = False, last_chunk: bool = False
@@ -187,7 +193,7 @@ class TaskUpdate:
         event_ids = rows.write(
             task,
             is_new=self.is_new,
-            update_fields=_TASK_FIELDS,
+            update_fields=[*_TASK_FIELDS, "skill_id"] if self.skill_changed else _TASK_FIELDS,
             tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
         )
         for body in changed_artifacts:

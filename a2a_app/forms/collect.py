@@ -117,7 +117,13 @@ class _Turn:
             if remembered:
                 facts = {**dict(load_facts() or {}), **facts}
                 values.update({n: facts[n] for n in remembered if n in facts and n not in values})
-        values.update(self.incoming(values))
+        if saved.pop("handed_over", False):
+            # Handed over from another skill (ctx.hand_over), which read this message
+            # already: what it handed over wins; the message fills in this form's other
+            # fields.
+            values = {**self.incoming(values), **values}
+        else:
+            values.update(self.incoming(values))
         values = {k: v for k, v in values.items() if v not in _EMPTY}
 
         errors: dict[str, list[str]] = {}

@@ -295,11 +295,20 @@ class DeterministicInterpreter:
             for n in counted
             if numbers.cue_words(n.replace("_", " "), *_labels(fields[n][0])) & numbers.PEOPLE
         ]
+        children_counted = any(
+            numbers.cue_words(n.replace("_", " "), *_labels(fields[n][0])) & numbers.SYNONYMS[1]
+            for n in counted
+        )
         for name in counted:
             field, kind = fields[name]
             cues = numbers.cue_words(name.replace("_", " "), *_labels(field))
             # "for 4" counts people: it goes to the people field, or the only number field.
-            hit = numbers.find_count(work, cues, people=name in people or len(counted) == 1)
+            hit = numbers.find_count(
+                work,
+                cues,
+                people=name in people or len(counted) == 1,
+                with_children=name in people and not children_counted,
+            )
             if hit is None and name in asked and len([a for a in asked if a in counted]) == 1:
                 value = numbers.find_bare_number(work, whole=kind == INTEGER)
                 hit = (value, False) if value is not None else None
@@ -329,9 +338,18 @@ class DeterministicInterpreter:
             return
         hit = names.find_name(work)
         only_asked = [a for a in asked if a not in found]
-        if hit is None and len(only_asked) >= 1 and set(only_asked) <= set(name_fields):
-            bare = names.bare_name(work)
+        if hit is None and set(only_asked) & set(name_fields):
+            # Asked for the name alone: any short reply; with other fields (name and
+            # contact): a capitalised one ("Schneider"), not "italian food please".
+            only_names = set(only_asked) <= set(name_fields)
+            bare = names.bare_name(work, capitalised=not only_names)
             hit = (bare, True) if bare else None
+        if hit is None:
+            # A contact in the same message makes a lone capitalised word a name:
+            # "Weber, weber@example.com".
+            contacted = any(n in found for n in of(EMAIL, PHONE, CONTACT))
+            listed = names.listed_name(work, single=contacted)
+            hit = (listed, False) if listed else None
         if hit is None:
             return
         name, strong = hit

@@ -10,7 +10,8 @@ A handler is a plain function ``handler(ctx) -> Outcome``::
 It may return ``ctx.complete(...)``, ``ctx.ask(...)`` (input-required),
 ``ctx.reject(...)``, ``ctx.fail(...)``, ``ctx.reply(...)`` (a direct Message, no task),
 ``ctx.keep_working(...)`` (the task stays WORKING until site code finishes it through
-``a2a_app.api``), or a plain string (completed with one text artifact). An exception
+``a2a_app.api``), ``ctx.hand_over(...)`` (the same task continues with another skill,
+whose handler runs at once), or a plain string (completed with one text artifact). An exception
 becomes a FAILED task with a safe message; the traceback goes to the ``a2a_app.calls``
 logger.
 
@@ -82,7 +83,23 @@ class Working:
     data: Any = None
 
 
-Outcome = Completed | InputRequired | Rejected | Failed | Reply | Working
+@dataclass(slots=True)
+class HandOver:
+    """The task continues with skill ``skill_id`` (``ctx.hand_over``): its form starts
+    from ``values``, and ``note`` says why (a status message, and ahead of the new
+    skill's answer)."""
+
+    skill_id: str
+    values: dict[str, Any] = field(default_factory=dict)
+    note: str = ""
+
+
+Outcome = Completed | InputRequired | Rejected | Failed | Reply | Working | HandOver
+
+
+class HandOverError(Exception):
+    """``ctx.hand_over`` cannot hand the task over: the skill is unknown, disabled, not
+    for this caller, the current one, or the turn was already handed over once."""
 
 
 class TaskCanceled(Exception):
@@ -97,6 +114,11 @@ class TaskSink(Protocol):
     def artifact(self, artifact: Artifact, *, append: bool, last_chunk: bool) -> None: ...
 
     def is_canceled(self) -> bool: ...
+
+    def hand_over(self, skill_id: str, message: Message) -> None:
+        """The task's skill becomes ``skill_id``, with a WORKING status saying
+        ``message``, written together (``ctx.hand_over``)."""
+        ...
 
 
 # --- artifact helpers ----------------------------------------------------------------------
@@ -181,6 +203,8 @@ class SkillContext:
     cleaned_data: dict[str, Any] = field(default_factory=dict)
     #: The caller's language ("de", "en"...) when it said one, else "".
     language: str = ""
+    #: The skill this turn was handed over from (``ctx.hand_over``), else "".
+    handed_over_from: str = ""
 
     @property
     def text(self) -> str:
@@ -271,6 +295,33 @@ class SkillContext:
         ``message`` (and ``data``) become the status message: what the task waits for.
         """
         return Working(message, data)
+
+    def hand_over(
+        self, skill_id: str, *, values: dict[str, Any] | None = None, note: str = ""
+    ) -> HandOver:
+        """Continue this task with skill ``skill_id``, in this turn: return what this
+        gives. The task's skill changes (a WORKING status saying ``note`` is written), the
+        other skill's form starts from ``values`` (raw, as in a data part) plus the values
+        collected here under the same field names, and its handler answers this turn.
+
+        Raises :class:`HandOverError` (for the handler to catch) when the caller may not
+        use that skill, it is unknown or disabled, it is this skill, or this turn was
+        already handed over (one hand-over per turn: no loops).
+        """
+        from a2a_app.skills.catalogue import get_catalogue
+
+        if self.handed_over_from:
+            raise HandOverError(f"this turn was already handed over from {self.handed_over_from!r}")
+        if skill_id == self.skill.id:
+            raise HandOverError(f"the task is already with skill {skill_id!r}")
+        target = get_catalogue().get(skill_id)
+        if target is None or not target.enabled or target.spec is None:
+            raise HandOverError(f"no skill {skill_id!r} is offered")
+        if not target.allows(self.caller):
+            raise HandOverError(f"the caller may not use skill {skill_id!r}")
+        if values is not None and not isinstance(values, dict):
+            raise HandOverError("values must be a dict (a data part's shape)")
+        return HandOver(skill_id, dict(values or {}), str(note))
 
     # --- while running ---------------------------------------------------------------
 

@@ -151,6 +151,7 @@ def test_reservation_over_three_turns(hours, tables) -> None:
     assert first.missing == ["name", "contact"]
     assert first.data == {
         "missing": ["name", "contact"],
+        "errors": {},
         "known": {"date": day.isoformat(), "time": "19:00", "party_size": 4},
     }
     assert "your name and an e-mail address or phone number" in first.question
@@ -184,7 +185,7 @@ def test_reservation_in_german(hours, tables) -> None:
     done = call("make-reservation", "Ich heiße Jörg Müller, 0171 1234567", state=state)
     text, data = artifact(done)
     assert text.startswith("Ihr Tisch ist reserviert: 2 Personen am ")
-    assert data["date"] == future(1).isoformat() and data["contact"] == "0171 1234567"
+    assert data["date"] == future(1).isoformat() and data["contact"] == "+491711234567"
     assert data["table"] == 1
 
 
@@ -213,8 +214,9 @@ def test_reservation_from_one_data_part(hours, tables) -> None:
 def test_unreadable_data_values_are_asked_again(hours, tables) -> None:
     outcome = call("make-reservation", data={"date": "soon", "party_size": "many"})
     assert isinstance(outcome, InputRequired)
-    assert outcome.missing == FIELDS
-    assert "I could not read “soon” as the date." in outcome.question
+    # The form's own errors (a2a_app): the values are dropped and asked again.
+    assert outcome.missing == ["date", "party_size"]
+    assert "Enter a valid date." in outcome.question
 
 
 # --- make-reservation: refusals ------------------------------------------------------
@@ -251,10 +253,11 @@ def test_past_date_and_time_are_refused(hours, tables) -> None:
     assert "has already passed" in earlier.question
 
 
-def test_party_too_large_is_asked_again(hours, tables) -> None:
+def test_party_too_large_goes_on_to_catering(hours, tables) -> None:
     outcome = call("make-reservation", "a table for 12 people")
-    assert "party_size" in outcome.missing
-    assert "Our largest table seats 8" in outcome.question
+    # Handed over: the catering request asks what it still needs.
+    assert outcome.missing == ["date", "contact"]
+    assert outcome.question.startswith("Our largest table seats 8, so for 12 guests")
 
 
 def test_no_tables_at_all_is_rejected(hours) -> None:
@@ -273,7 +276,8 @@ def test_full_slot_suggests_other_times_and_keeps_the_rest(hours, tables) -> Non
     assert outcome.missing == ["time"]
     assert "no table free" in outcome.question
     assert "We could offer 21:00, 21:30 or 22:00." in outcome.question
-    assert {k: state[k] for k in ("date", "party_size", "name")} == {
+    values = state["a2a_form"]["values"]
+    assert {k: values[k] for k in ("date", "party_size", "name")} == {
         "date": day.isoformat(), "party_size": 2, "name": "Bo",
     }  # fmt: skip
     done = call("make-reservation", "21:00", state=state)
@@ -290,7 +294,8 @@ def test_table_taken_between_check_and_booking(hours, tables, monkeypatch) -> No
             "contact": "a@b.de"}  # fmt: skip
     outcome = call("make-reservation", data=data, state=state)
     assert isinstance(outcome, InputRequired) and outcome.missing == ["time"]
-    assert "time" not in state and state["name"] == "A"
+    values = state["a2a_form"]["values"]
+    assert "time" not in values and values["name"] == "A"
 
 
 # --- booking rules -------------------------------------------------------------------

@@ -18,6 +18,7 @@ _NAME_CUE_RE = re.compile(
 )
 _WEAK_NAME_CUE_RE = re.compile(
     r"(?:\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
+    r"family|familie|"
     r"under|"
     r"(?:reserve|book|booking|reservation)(?: it| a table)? for))\s+",
     re.IGNORECASE,
@@ -34,12 +35,15 @@ _PARTICLES = word_set("von van de der den da di del le la zu ten ter")
 
 
 def _name_words(text: str, *, capitalised: bool) -> tuple[str, int] | None:
-    """The name at the start of ``text`` and where it ends."""
+    """The name at the start of ``text`` and where it ends. After a weak cue
+    (``capitalised``) the name follows at once: in "for 3 people, I'm Anna" the "for"
+    cues no name once "3 people" is read, whatever comes after the comma."""
     words: list[str] = []
     position = end = 0
     for match in _NAME_WORD_RE.finditer(text):
         gap = text[position : match.start()]
-        if (words and gap.strip()) or (not words and gap.strip(" :,-")):
+        lead = gap.strip() if capitalised else gap.strip(" :,-")
+        if (words and gap.strip()) or (not words and lead):
             break  # punctuation or a digit ends the name; a name starts right away
         word = match[0]
         lowered = word.lower()
@@ -78,10 +82,36 @@ def find_name(work: Work) -> tuple[str, bool] | None:
     return None
 
 
-def bare_name(work: Work) -> str | None:
-    """The whole short reply as a name: "Tom Lee", "Hi, it's Anna Weber. Thanks!"."""
+# A part of a list on its own: "Table for 4 on Friday at 8, Tom Lee, tom@lee.de".
+_SEGMENT_RE = re.compile(r"(?:[^,;\n?!.]|\.(?!\s))+")
+
+
+def listed_name(work: Work, *, single: bool = False) -> str | None:
+    """A name given as one item of a comma-separated message, once dates, numbers and
+    contacts are read: two to four capitalised words that are no other word we know;
+    ``single``: one such word will do ("Weber, weber@example.com": next to a contact)."""
+    for segment in _SEGMENT_RE.finditer(work.text):
+        text = segment[0].strip(" .!")
+        words = _NAME_WORD_RE.findall(text)
+        fewest = 1 if single else 2
+        if not fewest <= len(words) <= 4 or " ".join(words) != " ".join(text.split()):
+            continue
+        if any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words):
+            continue
+        if any(w.lower() in NOT_NAME for w in words):
+            continue
+        work.blank(*segment.span())
+        return " ".join(words)
+    return None
+
+
+def bare_name(work: Work, *, capitalised: bool = False) -> str | None:
+    """The whole short reply as a name: "Tom Lee", "Hi, it's Anna Weber. Thanks!";
+    ``capitalised``: only capitalised words (the name was asked with other fields)."""
     words = [w for w in _NAME_WORD_RE.findall(work.text) if w.lower() not in FILLER]
     if not 1 <= len(words) <= 4 or any(w.lower() in NOT_NAME for w in words):
+        return None
+    if capitalised and any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words):
         return None
     if re.search(r"\d", work.text):
         return None

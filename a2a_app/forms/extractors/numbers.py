@@ -21,7 +21,9 @@ SYNONYMS: list[frozenset[str]] = [
     word_set(
         "people persons person guests guest pax adults adult attendees participants diners "
         "covers seats party size group pers ppl personen leute leuten gäste gästen gaeste gast "
-        "erwachsene erwachsenen teilnehmer teilnehmerinnen kollegen mitarbeiter plätze gruppe"
+        "erwachsene erwachsenen teilnehmer teilnehmern teilnehmerinnen kollegen mitarbeiter "
+        "mitarbeitern plätze gruppe "
+        "team family familie"
     ),
     word_set("children child kids kid kinder kindern kind"),
     word_set("nights night nächte nächten nacht übernachtungen"),
@@ -38,10 +40,13 @@ _STOP = word_set(
     "how many much please bitte enter eingeben is are"
 )
 _COUNT = r"\d{1,4}(?:[.,]\d{1,2})?|" + alternation(NUMBER_WORDS)
+#: A minus sign right before a number ("-3 people"): kept, so the form can say why it
+#: is no count rather than read "3".
+_SIGNED = rf"(?:(?<![\w.])-\s?)?(?:{_COUNT})"
 _WHOLE = r"\d{1,4}|" + alternation(NUMBER_WORDS)
 _ONE = alternation(ARTICLES)
 #: Unit words that come before the number only: "party of 6", not "6 party".
-_LEADING_ONLY = word_set("party size group gruppe anzahl")
+_LEADING_ONLY = word_set("party size group gruppe anzahl team family familie")
 #: Units an article can count: "one person", "eine Nacht" (but "a party of 4" is no 1).
 _SINGULAR = word_set(
     "person guest adult child kid night room ticket hour gast erwachsener erwachsene kind "
@@ -59,7 +64,10 @@ def cue_words(*texts: str) -> frozenset[str]:
 
 
 def _value(word: str) -> Decimal | None:
-    word = word.lower()
+    word = word.lower().replace(" ", "")
+    if word.startswith("-"):
+        positive = _value(word[1:])
+        return None if positive is None else -positive
     if word[0].isdigit():
         return Decimal(word.replace(",", "."))
     if word in ARTICLES:
@@ -68,19 +76,49 @@ def _value(word: str) -> Decimal | None:
     return None if found is None else Decimal(found)
 
 
+def _add(first: Decimal | None, second: Decimal | None) -> Decimal | None:
+    return None if first is None or second is None else first + second
+
+
 def _units(cues: Iterable[str]) -> str:
     return alternation(set(cues))
 
 
-def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decimal, bool] | None:
+_CHILDREN = alternation(SYNONYMS[1])
+_ADULTS = alternation(word_set("adults adult erwachsene erwachsenen grown-ups"))
+#: "4 adults and 2 kids": everyone, when no field counts the children apart.
+_FAMILY_RE = re.compile(
+    rf"\b({_COUNT})\s+(?:{_ADULTS})\s*(?:and|und|plus|\+|,|&)\s*({_COUNT})\s+(?:{_CHILDREN})\b",
+    re.IGNORECASE,
+)
+
+
+def find_count(
+    work: Work, cues: frozenset[str], *, people: bool, with_children: bool = False
+) -> tuple[Decimal, bool] | None:
     """A number cued by one of ``cues``; ``(value, strong)``. ``people``: "for 4" and
-    "zu viert" count too (weaker: they may mean another field)."""
+    "zu viert" count too (weaker: they may mean another field); ``with_children``: no
+    other field counts children, so "4 adults and 2 kids" is 6."""
+    if with_children:
+        found = work.first(_FAMILY_RE, lambda m: _add(_value(m[1]), _value(m[2])))
+        if found is not None:
+            return found, True
     if cues:
         units = _units(cues)
         trailing = cues - _LEADING_ONLY
         if trailing:
+            # "4 statt 2 Personen", "6 instead of 4 people": the new number counts.
+            instead = re.compile(
+                rf"\b({_COUNT})\s+(?:statt|anstatt|instead of|rather than)\s+(?:{_COUNT})"
+                rf"\s+(?:{_units(trailing)})\b",
+                re.IGNORECASE,
+            )
+            found = work.first(instead, lambda m: _value(m[1]))
+            if found is not None:
+                return found, True
             number_unit = re.compile(
-                rf"\b({_COUNT})\s+(?:[^\W\d_]+\s+)?(?:{_units(trailing)})\b", re.IGNORECASE
+                rf"(?<![\w-])({_SIGNED})\s+(?:[^\W\d_]+\s+)?(?:{_units(trailing)})\b",
+                re.IGNORECASE,
             )
             found = work.first(number_unit, lambda m: _value(m[1]))
             if found is not None:
@@ -92,7 +130,7 @@ def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decim
             if found is not None:
                 return found, True
         unit_number = re.compile(
-            rf"\b(?:{units})\s*(?:of|:|=|von|mit|-)?\s*({_COUNT})(?![\w.:/])", re.IGNORECASE
+            rf"\b(?:{units})\s*(?:of|:|=|von|mit)?\s*({_SIGNED})(?![\w.:/])", re.IGNORECASE
         )
         found = work.first(unit_number, lambda m: _value(m[1]))
         if found is not None:
@@ -101,6 +139,10 @@ def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decim
         alone = re.compile(r"\b(?:just me|only me|myself|by myself|nur ich|allein|alleine)\b", re.I)
         if work.first(alone, lambda m: True):
             return Decimal(1), True
+        of_us = re.compile(rf"\b({_COUNT})\s+of\s+us\b", re.IGNORECASE)  # "5 of us"
+        found = work.first(of_us, lambda m: _value(m[1]))
+        if found is not None:
+            return found, True
         group = re.compile(rf"\bzu\s+({alternation(GROUP_WORDS)})\b", re.IGNORECASE)
         found = work.first(group, lambda m: Decimal(GROUP_WORDS[m[1].lower()]))
         if found is not None:
@@ -108,20 +150,34 @@ def find_count(work: Work, cues: frozenset[str], *, people: bool) -> tuple[Decim
         cued = re.compile(
             rf"\b(?:table for|tisch für|for|für|we are|we're|we will be|we'll be|wir sind|"
             rf"wir kommen zu|sind)\s+(?:about\s+|ca\.?\s+|etwa\s+)?({_COUNT})"
-            r"(?![\w.:/]|\s*(?:am|pm)\b)",
+            r"(?![\w.:/])",
             re.IGNORECASE,
         )
-        found = work.first(cued, lambda m: _value(m[1]))
+        found = work.first(cued, lambda m: None if _is_time(work, m) else _value(m[1]))
         if found is not None:
             return found, False
     return None
+
+
+# "for 2 am" is a time, but "für zwei am Freitag" ("on Friday") a count.
+_MERIDIEM_RE = re.compile(
+    r"\s*(?:a\.?m\.?|p\.?m\.?)(?![\w.])(?!\s+(?:\d|(?-i:[A-ZÄÖÜ])|nächst|kommend))",
+    re.IGNORECASE,
+)
+
+
+def _is_time(work: Work, match: re.Match[str]) -> bool:
+    """Is the number of ``match`` an hour, "am"/"pm" after it in the original text?"""
+    return bool(_MERIDIEM_RE.match(work.original, match.end()))
 
 
 def find_bare_number(work: Work, *, whole: bool = False) -> Decimal | None:
     """The only number left in a short reply ("4", "vier, bitte"); ``whole``: whole
     numbers only ("31.02." is no count)."""
     count = _WHOLE if whole else _COUNT
-    pattern = re.compile(rf"(?<![\w.:,])({count})(?![\w:]|[.,]\d)", re.IGNORECASE)
+    pattern = re.compile(
+        rf"(?<![\w.:,])((?:(?<![\w.])-\s?)?(?:{count}))(?![\w:]|[.,]\d)", re.IGNORECASE
+    )
     matches = [m for m in pattern.finditer(work.text) if _value(m[1]) is not None]
     if len(matches) != 1:
         return None

@@ -38,14 +38,15 @@ _MONTH_DAY_RE = re.compile(
 )
 _RELATIVE_RE = re.compile(
     r"\b(?:(?:the\s+)?day after tomorrow|übermorgen|uebermorgen|(?:the\s+)?day before yesterday|"
-    r"vorgestern|tomorrow|tomorow|tommorow|tommorrow|tomorro|tmrw|tmr|morgen|today|tonight|heute|yesterday|gestern|"
+    r"vorgestern|tomorrow|tomorow|tommorow|tommorrow|tomorro|tmrw|tmr|morgen|morgn|today|tonight|heute|yesterday|gestern|"
     r"in\s+(?:\d{1,2}|a|one|two|three|four|five|six|seven|einer|einem|zwei|drei|vier|fünf|"
     r"sechs|sieben)\s+(?:days?|weeks?|tage?n?|wochen?))\b",
     re.IGNORECASE,
 )
 _WEEKDAY_RE = re.compile(
     rf"\b(?:(next|this|coming|nächsten|nächster|naechsten|kommenden|kommender|diesen|dieser)"
-    rf"\s+)?({_WEEKDAY})s?\b",
+    # "Samstagabend", "Freitagmittag": a German weekday and the time of day, one word.
+    rf"\s+)?({_WEEKDAY})s?(?:abend|abends|mittag|mittags|nachmittag|vormittag|morgen)?\b",
     re.IGNORECASE,
 )
 _DAY_OF_MONTH_RE = re.compile(
@@ -62,6 +63,13 @@ _HOLIDAYS = {
     "valentine's day": (2, 14), "valentinstag": (2, 14),
 }  # fmt: skip
 _HOLIDAY_RE = re.compile(rf"\b(?:{alternation(_HOLIDAYS)})(?!\w)", re.IGNORECASE)
+# "next week Friday", "Friday next week", "nächste Woche Samstag": the weekday of the
+# calendar week after this one (not the coming one, which "next Friday" may mean).
+_NEXT_WEEK = r"(?:next\s+week|nächste\s+woche|naechste\s+woche|kommende\s+woche)"
+_NEXT_WEEK_RE = re.compile(
+    rf"\b(?:{_NEXT_WEEK}\s+(?:on\s+|am\s+)?({_WEEKDAY})|({_WEEKDAY})\s+(?:of\s+)?{_NEXT_WEEK})\b",
+    re.IGNORECASE,
+)
 _ANY_WEEKDAY_RE = re.compile(rf"\b(?:{_WEEKDAY})s?\b,?", re.IGNORECASE)
 
 _AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)"
@@ -206,7 +214,7 @@ def _relative(work: Work, today: date, languages: tuple[str, ...]) -> date | Non
     match = matches[0]
     words = re.sub(r"\s+", " ", match[0].lower())
     simple = {"tonight": 0, "tmrw": 1, "tmr": 1, "tomorow": 1, "tommorow": 1}
-    simple |= {"tommorrow": 1, "tomorro": 1}
+    simple |= {"tommorrow": 1, "tomorro": 1, "morgn": 1}
     if words in simple:
         found: date | None = today + timedelta(days=simple[words])
     else:
@@ -217,6 +225,11 @@ def _relative(work: Work, today: date, languages: tuple[str, ...]) -> date | Non
 
 
 def _weekday(work: Work, today: date, languages: tuple[str, ...]) -> date | None:
+    next_week = _NEXT_WEEK_RE.search(work.text)
+    if next_week:
+        monday = today + timedelta(days=7 - today.weekday())
+        work.take(next_week)
+        return monday + timedelta(days=WEEKDAYS[(next_week[1] or next_week[2]).lower()])
     match = _WEEKDAY_RE.search(work.text)
     if not match:
         return None

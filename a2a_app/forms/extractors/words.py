@@ -75,7 +75,9 @@ NOT_NAME = (
         "nächste kommenden coming this diesen yesterday gestern übermorgen reservation "
         "reservierung book buchen reserve reservieren booking would like möchte möchten gern "
         "need brauche brauchen name namen heiße heisse call me see then later soon bye ciao "
-        "tschüss bis dann bald"
+        "tschüss bis dann bald i'm im i’m team family familie same people's usual new year "
+        "year's eve christmas xmas silvester weihnachten heiligabend ostern easter cheers "
+        "sorry also actually perfect cool awesome thx danke tschau grüße gruß regards"
     )
     | frozenset(WEEKDAYS)
     | frozenset(MONTHS)
