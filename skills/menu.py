@@ -378,5 +378,6 @@ def dish_line(dish: MenuItem, lang: str, *, allergens: bool = False) -> str:
         line += f": {description}"
     if allergens and dish.allergens:
         names = ", ".join(allergen_label(a, lang) for a in dish.allergens)
-        line += f" [{_('Allergens')}: {names}]"
+        label = _("Allergens")
+        line += f" [{label}: {names}]"
     return line
