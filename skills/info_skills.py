@@ -247,6 +247,8 @@ def _opening_hours(ctx: SkillContext, lang: str) -> Completed:
     at: time | None = ctx.cleaned_data.get("time")
     folded = fold(ctx.text)
     part = next((PART_WORDS[w] for w in words_of(ctx.text) if w in PART_WORDS), None)
+    if part is not None and at is not None and not re.search(r"\d", ctx.text):
+        at = None  # "mittags" read as 12:00 by the interpreter: the whole lunchtime counts
     if _NOW_RE.search(folded) and day is None and at is None:
         day, at = now.date(), now.time().replace(second=0, microsecond=0)
     elif day is None and (at is not None or part is not None or _TODAY_RE.search(folded)):
