@@ -279,7 +279,8 @@ def _opening_hours(ctx: SkillContext, lang: str) -> Completed:
                 for c in Closure.objects.filter(last_day__gte=now.date())
             ],
         }
-    return ctx.complete(text=message, data=data, message=message, name="opening-hours")
+    # The answer is the status message; the artifact holds the same facts for programs.
+    return ctx.complete(data=data, message=message, name="opening-hours")
 
 
 # --- location ---------------------------------------------------------------------------------
@@ -382,7 +383,7 @@ def location(ctx: SkillContext) -> Completed:
         info = RestaurantInfo.current()
         if info is None:
             message = _("Sorry, our address is not available right now.")
-            return ctx.complete(text=message, data={}, message=message, name="location")
+            return ctx.complete(data={}, message=message, name="location")
         topics = location_topics(ctx.text)
         message = location_answer(info, topics, lang)
         data = {
@@ -392,4 +393,4 @@ def location(ctx: SkillContext) -> Completed:
             "email": info.email,
             **{t: info.text(t, lang) for t in (DIRECTIONS, TRANSPORT, PARKING, ACCESS)},
         }
-        return ctx.complete(text=message, data=data, message=message, name="location")
+        return ctx.complete(data=data, message=message, name="location")

@@ -37,7 +37,8 @@ CATEGORY_WORDS = {w: cat.value for cat, text in _CATEGORY_WORDS.items() for w in
 
 VEGAN, VEGETARIAN = "vegan", "vegetarian"
 _DIET_WORDS = {
-    VEGAN: "vegan vegane veganen veganes veganer plant-based pflanzlich pflanzliche pflanzlichen",
+    VEGAN: "vegan vegans vegane veganen veganes veganer plant-based pflanzlich pflanzliche "
+    "pflanzlichen",
     VEGETARIAN: "vegetarian vegetarians veggie vegetarisch vegetarische vegetarischen "
     "vegetarisches vegetarier fleischlos fleischlose fleischlosen meatless meat-free",
 }
@@ -113,7 +114,7 @@ CATEGORY_LABELS = {
     "drink": pgettext_lazy("menu heading", "Drinks"),
 }
 
-_EXCLUDE_CUES = word_set(
+EXCLUDE_CUES = _EXCLUDE_CUES = word_set(
     "without no not ohne kein keine keinen keiner allergic allergisch allergy allergie avoid"
 )
 _SKIP_AFTER_CUE = word_set("any of to gegen auf mit with")

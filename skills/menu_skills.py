@@ -31,6 +31,7 @@ from .menu import (
     ALLERGEN_WORDS,
     CATEGORY_ORDER,
     DIET_WORDS,
+    EXCLUDE_CUES,
     TAG_WORDS,
     VEGAN,
     MenuFilters,
@@ -141,7 +142,10 @@ def mentioned_dishes(text: str, dishes: list[MenuItem]) -> list[MenuItem]:
 
 
 def _name_words(dish: MenuItem) -> list[str]:
-    text = f"{dish.name} {dish.name_de}"
+    # A one-word tag that is no filter word ("zitronensorbet", "aubergine") is another
+    # name of the dish, set by the owner in the admin.
+    aliases = [t for t in dish.tags if " " not in t and t not in TAG_WORDS]
+    text = " ".join([dish.name, dish.name_de, *aliases])
     return [w for w in words_of(text) if len(w) >= 3 and w not in _NAME_STOP]
 
 
@@ -184,12 +188,21 @@ def read_question(text: str, filters: MenuFilters) -> Question:
         diet=filters.diet,
     )
     question.describe = bool(_DESCRIBE_RE.search(folded)) and not question.anything
-    free = set(filters.without)
-    question.contains = [(a, False) for a in sorted(free)]
-    for word in _WORD_RE.findall(text.lower()):  # not folded: "nüsse" is the word
+    # "Does it contain nuts?" asks about nuts even after "I'm allergic to nuts": an
+    # allergen named with no "without"/"allergic" before it and no "free" after it is
+    # asked for; the others only as "is it free of them?".
+    tokens = _WORD_RE.findall(text.lower())  # not folded: "nüsse" is the word
+    asked: list[str] = []
+    for i, word in enumerate(tokens):
         name = ALLERGEN_WORDS.get(word)
-        if name and name not in free and (name, True) not in question.contains:
-            question.contains.append((name, True))
+        if name is None or name in asked:
+            continue
+        before = tokens[max(0, i - 3) : i]
+        after = tokens[i + 1 : i + 2]
+        if not EXCLUDE_CUES.intersection(before) and not {"free", "frei"}.intersection(after):
+            asked.append(name)
+    question.contains = [(a, False) for a in sorted(set(filters.without) - set(asked))]
+    question.contains += [(a, True) for a in asked]
     for tag in filters.tags:
         if tag in NONE_LABELS and (tag, True) not in question.contains:
             question.contains.append((tag, True))
@@ -297,8 +310,8 @@ def _missing_thing(text: str, filters: MenuFilters) -> str:
     tags=[
         "menu", "food", "dishes", "dish", "prices", "price", "cost", "allergens", "gluten",
         "vegetarian", "vegan", "pizza", "pasta", "dessert", "drinks", "wine", "fish",
-        "Speisekarte", "Karte", "Gerichte", "kostet", "Preis", "vegetarisch", "Allergene",
-        "Vorspeisen", "Nachspeisen", "Getränke", "Wein", "Fisch",
+        "eat", "Speisekarte", "Karte", "Gerichte", "essen", "trinken", "kostet", "Preis",
+        "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Getränke", "Wein", "Fisch",
     ],
     examples=[
         "What's on the menu?",

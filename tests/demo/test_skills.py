@@ -122,7 +122,7 @@ def test_menu_filters_from_data(dishes) -> None:
 
 def test_menu_answers_in_german(dishes) -> None:
     text, _ = artifact(call("view-menu", "Welche Nachspeisen gibt es?"))
-    assert text.startswith("Unsere Speisekarte (Desserts):")
+    assert text.startswith("Unsere Speisekarte (Nachspeisen):")  # German heading
     assert "Sorbetto – 5,50 € (vegan)" in text
 
 
