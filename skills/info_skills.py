@@ -214,9 +214,8 @@ def _now_status(periods: list[tuple[time, time]], now: time) -> str:
         '"HH:MM"}. The status message is the answer.'
     ),
     tags=[
-        "opening hours", "hours", "open", "opening", "closed", "close", "closing", "today",
-        "Sunday", "holiday", "Öffnungszeiten", "geöffnet", "offen", "geschlossen", "auf",
-        "Ruhetag", "Feiertag",
+        "opening hours", "hours", "open", "opening", "closed", "close", "closing", "holiday",
+        "Öffnungszeiten", "geöffnet", "offen", "geschlossen", "auf", "Ruhetag", "Feiertag",
     ],
     examples=[
         "When are you open?",
@@ -226,8 +225,9 @@ def _now_status(periods: list[tuple[time, time]], now: time) -> str:
         "What time do you close today?",
         "Wann habt ihr geöffnet?",
         "Habt ihr heute offen?",
+        "Habt ihr sonntags geöffnet?",
         "Habt ihr an Weihnachten geöffnet?",
-        "Bis wann habt ihr am Samstag auf?",
+        "Bis wann habt ihr heute auf?",
     ],
     form=HoursForm,
     context_fields=[],
@@ -356,10 +356,12 @@ def location_answer(info: RestaurantInfo, topics: list[str], lang: str) -> str:
         "(\"Where are you located?\", \"Wo kann ich parken?\"). The status message is the "
         "answer."
     ),
+    # No "phone"/"Telefon" among the tags and examples: booking messages carry phone
+    # numbers ("..., phone 0171 2345678") and would be drawn here.
     tags=[
         "location", "address", "where", "directions", "parking", "park", "train", "bus",
-        "tram", "public transport", "wheelchair", "accessible", "phone number", "Adresse",
-        "Anfahrt", "parken", "Parkplatz", "Bahn", "barrierefrei", "Rollstuhl", "Telefonnummer",
+        "tram", "public transport", "wheelchair", "accessible", "Adresse", "Anfahrt", "parken",
+        "Parkplatz", "Bahn", "barrierefrei", "Rollstuhl",
     ],
     examples=[
         "Where are you located?",
@@ -367,7 +369,6 @@ def location_answer(info: RestaurantInfo, topics: list[str], lang: str) -> str:
         "How do I get there by train?",
         "Is there parking nearby?",
         "Is the restaurant wheelchair accessible?",
-        "What's your phone number?",
         "Wo seid ihr?",
         "Wo kann ich parken?",
         "Wie komme ich mit der Bahn zu euch?",
