@@ -82,6 +82,10 @@ _HAVE_RE = re.compile(
     r"\b(?:do you (?:have|serve|do|offer)|have you got|is there|are there|any|"
     r"habt ihr|haben sie|gibt es|gibts|serviert ihr)\b"
 )
+_EXTREME_RE = re.compile(
+    r"\b(?:cheapest|least expensive|most expensive|guenstigste\w*|gunstigste\w*|"
+    r"billigste\w*|teuerste\w*)\b"
+)
 # Words that are in dish names but say nothing about which dish ("Pizza", "al").
 _NAME_STOP = word_set("al alla all alle allo di del della e con il la le")
 # Words after "do you have" that ask for nothing in particular.
@@ -355,6 +359,10 @@ def _view_menu(ctx: SkillContext, lang: str) -> Completed:
         )
 
     dishes = find_dishes(filters)
+    extreme = _EXTREME_RE.search(fold(ctx.text))
+    if extreme and dishes:
+        pick = max if extreme[0].startswith(("most", "teuer", "expens")) else min
+        dishes = [pick(dishes, key=lambda d: d.price)]
     detail = render_menu(dishes, filters, lang)
     data = [d.as_dict(lang) for d in dishes]
     missing = _missing_thing(ctx.text, filters)
@@ -367,12 +375,18 @@ def _view_menu(ctx: SkillContext, lang: str) -> Completed:
     described = ", ".join(filters.describe(lang))
     if not dishes:
         message = _("Sorry, nothing on our menu matches: %(filters)s.") % {"filters": described}
-        if filters.categories and (filters.diet or filters.tags or filters.without):
-            others = find_dishes(MenuFilters(categories=filters.categories))
-            if others:
-                message += " " + _("But we have: %(dishes)s.") % {
-                    "dishes": join_words([d.display_name(lang) for d in others], lang)
-                }
+        # "Gluten-free pizza?": none, but what else is gluten-free (the diet, the
+        # allergens and the price still hold: a guest with an allergy needs them).
+        wider = MenuFilters(
+            diet=filters.diet, without=filters.without, tags=filters.tags,
+            max_price=filters.max_price,
+        )  # fmt: skip
+        others = find_dishes(wider) if filters.categories and not wider.empty else []
+        if others:
+            message += " " + _("Other dishes that fit (%(filters)s): %(dishes)s.") % {
+                "filters": ", ".join(wider.describe(lang)),
+                "dishes": join_words([d.display_name(lang) for d in others[:8]], lang),
+            }
         else:
             message += " " + _("Ask me for the whole menu, or try fewer filters.")
         return ctx.complete(text=detail, data=data, message=message, name="menu")

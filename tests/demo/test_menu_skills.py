@@ -155,3 +155,17 @@ def test_filters_from_text_still_list() -> None:
 def test_mentioned_dishes(text: str, expected: list[str]) -> None:
     dishes = list(MenuItem.objects.filter(available=True))
     assert [d.name for d in mentioned_dishes(text, dishes)] == expected
+
+
+def test_no_match_suggests_what_fits_the_allergy() -> None:
+    message, dishes, _ = ask("Do you have a gluten-free pizza?")
+    assert dishes == []
+    assert message.startswith("Sorry, nothing on our menu matches: Pizza, without gluten.")
+    assert "Other dishes that fit (without gluten): Caprese, Vitello tonnato" in message
+    message, _, _ = ask("Habt ihr glutenfreie Pizza?")
+    assert "Andere passende Gerichte (ohne Gluten): Caprese" in message
+
+
+def test_cheapest_and_most_expensive() -> None:
+    assert names(ask("What's your cheapest pizza?")[1]) == ["Pizza Marinara"]
+    assert names(ask("Was ist das teuerste Hauptgericht?")[1]) == ["Branzino al forno"]
