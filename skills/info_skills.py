@@ -20,6 +20,7 @@ from django import forms
 from django.utils import timezone, translation
 from django.utils.dateformat import format as date_format
 from django.utils.dates import WEEKDAYS
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
@@ -59,6 +60,11 @@ PART_LABELS = {
 }
 _NOW_RE = re.compile(r"\b(?:now|right now|currently|at the moment|jetzt|gerade|grade|aktuell)\b")
 _TODAY_RE = re.compile(r"\b(?:today|tonight|heute)\b")
+# Questions that ask "when", not "whether": answered without "Yes," / "No,".
+_WH_RE = re.compile(
+    r"^\W*(?:what|when|until|till|how|which|from what|wann|bis wann|ab wann|um wie ?viel|"
+    r"wie ?lange|welche)\b"
+)
 
 
 class HoursForm(forms.Form):
@@ -151,8 +157,17 @@ def next_open_day(after: date) -> date | None:
     return None
 
 
-def day_answer(day: date, at: time | None, part: str | None, now: datetime, lang: str) -> str:
-    """Yes or no for one day (and a time or part of it), with that day's hours."""
+def day_answer(
+    day: date,
+    at: time | None,
+    part: str | None,
+    now: datetime,
+    lang: str,
+    *,
+    yes_no: bool = True,
+) -> str:
+    """Yes or no for one day (and a time or part of it), with that day's hours; without
+    the yes or no for a question that asks "when" or "what time"."""
     today = now.date()
     if day == today:
         when = _("today (%(day)s)") % {"day": date_format(day, _("l"))}
@@ -164,7 +179,10 @@ def day_answer(day: date, at: time | None, part: str | None, now: datetime, lang
     if not periods:
         closure = closure_on(day)
         reason = closure.reason_in(lang) if closure else ""
-        answer = _("No, %(when)s we are closed.") % {"when": when}
+        if yes_no:
+            answer = _("No, %(when)s we are closed.") % {"when": when}
+        else:
+            answer = capfirst(_("%(when)s we are closed.") % {"when": when})
         if reason:
             answer = answer[:-1] + f" ({reason})."
         following = next_open_day(day)
@@ -184,7 +202,9 @@ def day_answer(day: date, at: time | None, part: str | None, now: datetime, lang
     else:
         is_open, asked = True, ""
     values = {"when": when, "asked": asked, "hours": hours}
-    if is_open and asked:
+    if is_open and not yes_no:
+        answer = capfirst(_("%(when)s we are open %(hours)s.") % values)
+    elif is_open and asked:
         answer = _("Yes, %(when)s we are open %(asked)s: %(hours)s.") % values
     elif is_open:
         answer = _("Yes, %(when)s we are open %(hours)s.") % values
@@ -254,7 +274,8 @@ def _opening_hours(ctx: SkillContext, lang: str) -> Completed:
     elif day is None and (at is not None or part is not None or _TODAY_RE.search(folded)):
         day = now.date()
     if day is not None:
-        message = day_answer(day, at, part, now, lang)
+        yes_no = not _WH_RE.search(folded)
+        message = day_answer(day, at, part, now, lang, yes_no=yes_no)
         data: dict[str, Any] = {
             "date": day.isoformat(),
             "open": bool(periods_on(day)),
@@ -294,7 +315,7 @@ _TOPIC_WORDS = {
     "öffentliche öpnv öffis straßenbahn transport transit",
     ACCESS: "wheelchair wheelchairs accessible accessibility barrierefrei barrierefreiheit "
     "rollstuhl rollstuhlgerecht rollator stairs steps step-free stufen stufe treppe "
-    "treppen disabled behindert behinderte lift elevator aufzug",
+    "treppen disabled behindert behinderte lift elevator aufzug toilet toilets toilette wc",
     CONTACT: "phone telephone call number e-mail email mail contact telefon telefonnummer "
     "anrufen nummer kontakt erreichen",
     DIRECTIONS: "directions direction route anfahrt weg airport flughafen walk",
@@ -303,6 +324,13 @@ _TOPIC_WORDS = {
 # "Where", "wo" name no topic: the address is the answer unless the guest names something
 # else ("Wo kann ich parken?" is about parking).
 TOPIC_WORDS = {w: topic for topic, text in _TOPIC_WORDS.items() for w in text.split()}
+# Beginnings of German compounds ("Rollstuhlfahrer", "Parkplatzsuche", "Bushaltestelle" is
+# found by its end, so it is listed whole).
+_TOPIC_STEMS = {
+    "rollstuhl": ACCESS, "barriere": ACCESS, "wheelchair": ACCESS, "behindert": ACCESS,
+    "toilet": ACCESS, "parkpl": PARKING, "parkh": PARKING, "tiefgarage": PARKING,
+    "bushalte": TRANSPORT, "strassenbahn": TRANSPORT, "bahnhof": TRANSPORT,
+}  # fmt: skip
 _GET_THERE_RE = re.compile(r"\b(?:get (?:there|to you)|wie komme|hinkommen|komme ich)\b")
 
 
@@ -310,6 +338,7 @@ def location_topics(text: str) -> list[str]:
     """What the guest asks about, in a fixed order; the address when nothing else."""
     said = set(re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", text.lower())) | set(words_of(text))
     found = {TOPIC_WORDS[w] for w in said if w in TOPIC_WORDS}
+    found |= {topic for w in said for stem, topic in _TOPIC_STEMS.items() if w.startswith(stem)}
     if _GET_THERE_RE.search(fold(text)) and TRANSPORT not in found and PARKING not in found:
         found.add(DIRECTIONS)
     if DIRECTIONS in found or not found:

@@ -94,6 +94,10 @@ _GENERIC = word_set(
     "dishes dish food meals meal something anything for kids children on the karte "
     "speisekarte etwas was ein eine einen auch heute bitte gerichte essen"
 )
+_GERMAN_HINTS = word_set(
+    "seid ihr euch eure euer offen geöffnet geoeffnet wo wann parken kostet kosten gibt "
+    "gibts ist sind hat enthält drin speisekarte karte preis nudeln nachtisch"
+)
 _WORD_RE = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
 
 
@@ -115,7 +119,10 @@ def guest_language(ctx: SkillContext) -> str:
         return ctx.language
     from a2a_app.forms.collect import language_of
 
-    return detect_language(ctx.text) or language_of(ctx) or EN
+    found = detect_language(ctx.text)
+    if not found and _GERMAN_HINTS.intersection(_WORD_RE.findall(ctx.text.lower())):
+        found = "de"  # words of these skills the shared detector does not know
+    return found or language_of(ctx) or EN
 
 
 # --- which dishes a text names ------------------------------------------------------------

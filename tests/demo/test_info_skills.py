@@ -73,6 +73,14 @@ def hours(text: str = "", data: dict | None = None) -> tuple[str, dict]:
             "No, tomorrow (Wednesday) we are not open at 23:00; we are open from 11:30 to 23:00.",
         ),
         (
+            "What time do you open tomorrow?",
+            "Tomorrow (Wednesday) we are open from 11:30 to 23:00.",
+        ),
+        (
+            "Ab wann habt ihr morgen offen?",
+            "Morgen (Mittwoch) haben wir von 11:30 bis 23:00 geöffnet.",
+        ),
+        (
             "Habt ihr an Weihnachten geöffnet?",
             "Nein, am Freitag, 25. Dezember haben wir geschlossen (Weihnachten). "
             "Wieder geöffnet sind wir am Sonntag, 27. Dezember von 11:30 bis 23:00.",
@@ -148,6 +156,8 @@ def test_wheelchair_and_an_edited_text() -> None:
         ("How do I get there?", ["address", "directions"]),
         ("How do I get there by train?", ["public_transport"]),
         ("Habt ihr einen Aufzug?", ["accessibility"]),
+        ("Habt ihr eine Toilette für Rollstuhlfahrer?", ["accessibility"]),
+        ("Gibt es Parkplätze?", ["parking"]),
         ("What's your phone number?", ["contact"]),
     ],
 )
