@@ -350,13 +350,24 @@ def view_menu(ctx: SkillContext) -> Completed:
 
 
 def _view_menu(ctx: SkillContext, lang: str) -> Completed:
-    available = list(MenuItem.objects.filter(available=True))
+    everything = list(MenuItem.objects.all())
+    available = [d for d in everything if d.available]
     filters = parse_menu_query(ctx.text).merge(menu_filters_from_data(ctx.data))
     filters.tags = sorted(set(filters.tags) | _wanted_db_tags(ctx.text, available))
     named = mentioned_dishes(ctx.text, available)
+    if not named and ctx.text.strip():
+        # A dish the owner took off the menu: say so rather than list something else.
+        hidden = [d for d in mentioned_dishes(ctx.text, everything) if not d.available]
+        if hidden:
+            message = _("Sorry, the %(dish)s is not available at the moment.") % {
+                "dish": hidden[0].display_name(lang)
+            }
+            return ctx.complete(text=message, data=[], message=message, name="menu")
     if named:
         question = read_question(ctx.text, filters)
         sentences = [s for dish in named for s in answer_about(dish, question, lang)]
+        if not question.anything and not question.describe and _HAVE_RE.search(fold(ctx.text)):
+            sentences.insert(0, _("Yes, we have:"))  # "Do you have tiramisu?"
         named.sort(key=lambda d: (CATEGORY_ORDER.index(d.category), d.order, d.name))
         return ctx.complete(
             text=render_menu(named, MenuFilters(), lang),

@@ -169,3 +169,11 @@ def test_no_match_suggests_what_fits_the_allergy() -> None:
 def test_cheapest_and_most_expensive() -> None:
     assert names(ask("What's your cheapest pizza?")[1]) == ["Pizza Marinara"]
     assert names(ask("Was ist das teuerste Hauptgericht?")[1]) == ["Branzino al forno"]
+
+
+def test_do_you_have_a_dish_and_a_dish_taken_off_the_menu() -> None:
+    message, dishes, _ = ask("Do you have tiramisu?")
+    assert message.startswith("Yes, we have:\nTiramisù – €7.50 (vegetarian)")
+    MenuItem.objects.filter(name="Tiramisù").update(available=False)
+    message, dishes, _ = ask("Habt ihr Tiramisu?")
+    assert (message, dishes) == ("Leider gibt es Tiramisù im Moment nicht.", [])
