@@ -5,9 +5,11 @@ and :class:`~skills.models.Closure`; :class:`~skills.models.RestaurantInfo`) and
 complete at once: the status message is the guest's answer, in their language, and an
 artifact carries the same facts as JSON for a calling program.
 
-``opening-hours`` is a form skill: its optional ``day`` and ``time`` fields are read by
-the library's interpreter ("Sunday", "heute", "am 24.12.", "at 10pm") or sent as a data
-part; the part of the day ("evening", "abends") and "now" are read here.
+``opening-hours`` reads a day and a time with the library's deterministic interpreter
+("Sunday", "heute", "am 24.12.", "at 10pm") or from a data part ``{"day", "time"}``; the
+part of the day ("evening", "abends") and "now" are read here. It is deliberately not
+declared as a form skill: the router weighs a skill's declared date and time fields, and
+every booking names a day and a time ("Lunch for 2 on Saturday at noon" is a booking).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from a2a_app import Completed, SkillContext, skill
+from a2a_app.forms.text import DeterministicInterpreter
 
 from .menu_skills import fold, guest_language, words_of
 from .models import Closure, OpeningHours, RestaurantInfo
@@ -79,6 +82,24 @@ class HoursForm(forms.Form):
 
 
 # --- opening hours ----------------------------------------------------------------------------
+
+
+def read_day_and_time(ctx: SkillContext, now: datetime) -> tuple[date | None, time | None]:
+    """The day and time asked about: the data part's ``day``/``time`` (ISO, or words),
+    else the text's, read by the deterministic interpreter as a form would be."""
+    interpreter = DeterministicInterpreter()
+    found: dict[str, Any] = {}
+    if ctx.text.strip():
+        found = interpreter.interpret(ctx.text, HoursForm, language=ctx.language, now=now)
+    for name in ("day", "time"):
+        value = ctx.data.get(name)
+        if isinstance(value, str) and value.strip():
+            read = interpreter.interpret(value, HoursForm, asked=[name], now=now).get(name)
+            found[name] = read or value.strip()
+    form = HoursForm(data=found)
+    form.is_valid()  # a value it cannot read is left out: the week is the answer then
+    cleaned = {k: v for k, v in form.cleaned_data.items() if k not in form.errors}
+    return cleaned.get("day"), cleaned.get("time")
 
 
 def closure_on(day: date) -> Closure | None:
@@ -249,8 +270,6 @@ def _now_status(periods: list[tuple[time, time]], now: time) -> str:
         "Habt ihr an Weihnachten geöffnet?",
         "Bis wann habt ihr heute auf?",
     ],
-    form=HoursForm,
-    context_fields=[],
     input_modes=MODES,
     output_modes=MODES,
 )  # fmt: skip
@@ -263,8 +282,7 @@ def opening_hours(ctx: SkillContext) -> Completed:
 
 def _opening_hours(ctx: SkillContext, lang: str) -> Completed:
     now = timezone.localtime()
-    day: date | None = ctx.cleaned_data.get("day")
-    at: time | None = ctx.cleaned_data.get("time")
+    day, at = read_day_and_time(ctx, now)
     folded = fold(ctx.text)
     part = next((PART_WORDS[w] for w in words_of(ctx.text) if w in PART_WORDS), None)
     if part is not None and at is not None and not re.search(r"\d", ctx.text):
@@ -318,7 +336,7 @@ _TOPIC_WORDS = {
     "treppen disabled behindert behinderte lift elevator aufzug toilet toilets toilette wc",
     CONTACT: "phone telephone call number e-mail email mail contact telefon telefonnummer "
     "anrufen nummer kontakt erreichen",
-    DIRECTIONS: "directions direction route anfahrt weg airport flughafen walk",
+    DIRECTIONS: "directions direction route anfahrt weg airport flughafen walk taxi cab",
     ADDRESS: "address located location adresse standort",
 }
 # "Where", "wo" name no topic: the address is the answer unless the guest names something
@@ -389,8 +407,8 @@ def location_answer(info: RestaurantInfo, topics: list[str], lang: str) -> str:
     # numbers ("..., phone 0171 2345678") and would be drawn here.
     tags=[
         "location", "address", "where", "directions", "parking", "park", "train", "bus",
-        "tram", "public transport", "wheelchair", "accessible", "Adresse", "Anfahrt", "parken",
-        "Parkplatz", "Bahn", "barrierefrei", "Rollstuhl",
+        "tram", "taxi", "public transport", "wheelchair", "accessible", "Adresse", "Anfahrt",
+        "parken", "Parkplatz", "Bahn", "barrierefrei", "Rollstuhl",
     ],
     examples=[
         "Where are you located?",
@@ -399,6 +417,7 @@ def location_answer(info: RestaurantInfo, topics: list[str], lang: str) -> str:
         "Is there parking nearby?",
         "Is the restaurant wheelchair accessible?",
         "Wo seid ihr?",
+        "Wie finde ich euch?",
         "Wo kann ich parken?",
         "Wie komme ich mit der Bahn zu euch?",
         "Ist das Restaurant barrierefrei?",

@@ -31,7 +31,7 @@ _CATEGORY_WORDS = {
     "hauptspeise hauptspeisen hauptgang",
     Category.DESSERT: "dessert desserts sweet sweets dolci nachspeise nachspeisen nachtisch "
     "nachtische süßspeisen",
-    Category.DRINK: "drink drinks beverage beverages getränk getränke",
+    Category.DRINK: "drink drinks beverage beverages getränk getränke trinken",
 }
 CATEGORY_WORDS = {w: cat.value for cat, text in _CATEGORY_WORDS.items() for w in text.split()}
 

@@ -87,7 +87,10 @@ _EXTREME_RE = re.compile(
     r"billigste\w*|teuerste\w*)\b"
 )
 # Words that are in dish names but say nothing about which dish ("Pizza", "al").
-_NAME_STOP = word_set("al alla all alle allo di del della e con il la le")
+_NAME_STOP = word_set(
+    "al alla all alle allo di del della e con il la le the off menu dish dishes food karte "
+    "speisekarte"
+)
 # Words after "do you have" that ask for nothing in particular.
 _GENERIC = word_set(
     "a an any some the also too please here today tonight on menu your you options option "
@@ -112,17 +115,20 @@ def words_of(text: str) -> list[str]:
 
 
 def guest_language(ctx: SkillContext) -> str:
-    """The language to answer in: the library's (``ctx.language``, set for every
-    message once language detection is in the library), else the text's, else the
-    caller's metadata or Accept-Language, else English."""
+    """The language to answer in. These skills answer one question in one turn, so the
+    question's own words decide when they clearly say a language ("Ist im Tiramisu Ei
+    drin?"); else the library's choice (``ctx.language``: metadata, Accept-Language,
+    the conversation), else the caller's metadata, else English."""
+    found = detect_language(ctx.text)
+    if not found and _GERMAN_HINTS.intersection(_WORD_RE.findall(ctx.text.lower())):
+        found = "de"  # words of these skills the shared detector does not know
+    if found:
+        return found
     if ctx.language:
         return ctx.language
     from a2a_app.forms.collect import language_of
 
-    found = detect_language(ctx.text)
-    if not found and _GERMAN_HINTS.intersection(_WORD_RE.findall(ctx.text.lower())):
-        found = "de"  # words of these skills the shared detector does not know
-    return found or language_of(ctx) or EN
+    return language_of(ctx) or EN
 
 
 # --- which dishes a text names ------------------------------------------------------------
@@ -322,7 +328,8 @@ def _missing_thing(text: str, filters: MenuFilters) -> str:
         "menu", "food", "dishes", "dish", "prices", "price", "cost", "allergens", "gluten",
         "vegetarian", "vegan", "pizza", "pasta", "dessert", "drinks", "wine", "fish",
         "eat", "Speisekarte", "Karte", "Gerichte", "essen", "trinken", "kostet", "Preis",
-        "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Getränke", "Wein", "Fisch",
+        "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Nachtisch", "Getränke",
+        "Wein", "Fisch",
     ],
     examples=[
         "What's on the menu?",
