@@ -404,10 +404,11 @@ def location_answer(info: RestaurantInfo, topics: list[str], lang: str) -> str:
         "answer."
     ),
     # No "phone"/"Telefon" among the tags and examples: booking messages carry phone
-    # numbers ("..., phone 0171 2345678") and would be drawn here.
+    # numbers ("..., phone 0171 2345678") and would be drawn here; nor "park" (a guest
+    # named Park) or "taxi" ("Can you book me a taxi?" is no question about us).
     tags=[
-        "location", "address", "where", "directions", "parking", "park", "train", "bus",
-        "tram", "taxi", "public transport", "wheelchair", "accessible", "Adresse", "Anfahrt",
+        "location", "address", "where", "directions", "parking", "train", "bus",
+        "tram", "public transport", "wheelchair", "accessible", "Adresse", "Anfahrt",
         "parken", "Parkplatz", "Bahn", "barrierefrei", "Rollstuhl",
     ],
     examples=[
