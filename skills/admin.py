@@ -8,7 +8,15 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from . import catering
-from .models import CateringRequest, MenuItem, OpeningHours, Reservation, Table
+from .models import (
+    CateringRequest,
+    Closure,
+    MenuItem,
+    OpeningHours,
+    Reservation,
+    RestaurantInfo,
+    Table,
+)
 
 
 @admin.register(MenuItem)
@@ -25,8 +33,19 @@ class MenuItemAdmin(admin.ModelAdmin):
     )
     list_editable = ("price", "available", "order")
     list_filter = ("category", "vegetarian", "vegan", "available")
-    search_fields = ("name", "description")
+    search_fields = ("name", "name_de", "description", "description_de")
     ordering = ("category", "order", "name")
+    fields = (
+        ("name", "name_de"),
+        "category",
+        "price",
+        "description",
+        "description_de",
+        "allergens",
+        "tags",
+        ("vegetarian", "vegan"),
+        ("available", "order"),
+    )
     actions = ("make_available", "make_unavailable")
 
     @admin.display(description=_("allergens"))
@@ -57,6 +76,39 @@ class OpeningHoursAdmin(admin.ModelAdmin):
     list_display = ("weekday", "opens", "closes")
     list_editable = ("opens", "closes")
     list_filter = ("weekday",)
+
+
+@admin.register(Closure)
+class ClosureAdmin(admin.ModelAdmin):
+    """Holidays: the opening-hours skill says closed on these days."""
+
+    list_display = ("first_day", "last_day", "reason", "reason_de")
+    date_hierarchy = "first_day"
+
+
+@admin.register(RestaurantInfo)
+class RestaurantInfoAdmin(admin.ModelAdmin):
+    """The one row the location skill answers from (address, parking, transport...)."""
+
+    list_display = ("__str__", "phone", "email")
+    fieldsets = (
+        (None, {"fields": ("address", "phone", "email")}),
+        (
+            _("Getting here"),
+            {
+                "fields": (
+                    ("directions", "directions_de"),
+                    ("public_transport", "public_transport_de"),
+                    ("parking", "parking_de"),
+                    ("accessibility", "accessibility_de"),
+                )
+            },
+        ),
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # One row: the skill reads the first; a second would be silently ignored.
+        return not RestaurantInfo.objects.exists()
 
 
 @admin.register(Reservation)

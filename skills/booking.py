@@ -27,7 +27,7 @@ from django.db import transaction
 from django.db.models import DateTimeField, ExpressionWrapper, F, Max, QuerySet
 from django.utils import timezone
 
-from .models import RESERVATION_DURATION, OpeningHours, Reservation, Table, new_reference
+from .models import RESERVATION_DURATION, Closure, OpeningHours, Reservation, Table, new_reference
 
 LAST_SEATING = timedelta(hours=1)
 BOOKING_HORIZON = timedelta(days=365)
@@ -56,7 +56,9 @@ def largest_table() -> int:
 
 def seating_windows(day: date) -> list[tuple[time, time]]:
     """(first, last) start times that may be booked on ``day``, in order."""
-    windows = []
+    windows: list[tuple[time, time]] = []
+    if Closure.objects.filter(first_day__lte=day, last_day__gte=day).exists():
+        return windows  # a holiday: no table that day, whatever the weekly hours say
     for period in OpeningHours.objects.filter(weekday=day.weekday()).order_by("opens"):
         last = (datetime.combine(day, period.closes) - LAST_SEATING).time()
         if last >= period.opens:

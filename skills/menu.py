@@ -1,7 +1,8 @@
 """The menu skill's logic: read filters from text or data, query dishes, write the menu.
 
 :func:`parse_menu_query` and :func:`menu_filters_from_data` are pure; only
-:func:`find_dishes` touches the database.
+:func:`find_dishes` touches the database. Labels go through gettext: call the
+renderers inside ``translation.override(lang)`` (the skill does).
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from .models import MenuItem
 from .wording import DE, word_set
@@ -27,17 +31,45 @@ _CATEGORY_WORDS = {
     "hauptspeise hauptspeisen hauptgang",
     Category.DESSERT: "dessert desserts sweet sweets dolci nachspeise nachspeisen nachtisch "
     "nachtische süßspeisen",
-    Category.DRINK: "drink drinks beverage beverages wine wines getränk getränke wein",
+    Category.DRINK: "drink drinks beverage beverages getränk getränke trinken",
 }
 CATEGORY_WORDS = {w: cat.value for cat, text in _CATEGORY_WORDS.items() for w in text.split()}
 
 VEGAN, VEGETARIAN = "vegan", "vegetarian"
 _DIET_WORDS = {
-    VEGAN: "vegan vegane veganen veganes veganer plant-based pflanzlich pflanzliche pflanzlichen",
+    VEGAN: "vegan vegans vegane veganen veganes veganer plant-based pflanzlich pflanzliche "
+    "pflanzlichen",
     VEGETARIAN: "vegetarian vegetarians veggie vegetarisch vegetarische vegetarischen "
     "vegetarisches vegetarier fleischlos fleischlose fleischlosen meatless meat-free",
 }
 DIET_WORDS = {w: diet for diet, text in _DIET_WORDS.items() for w in text.split()}
+
+# MenuItem.tags a guest asks for ("What wine do you have?", "Habt ihr Fisch?"), and the
+# words for them. A tag that is also an allergen (fish) matches either list.
+_TAG_WORDS = {
+    "wine": "wine wines wein weine weinkarte vino",
+    "red wine": "red-wine rotwein rotweine",
+    "white wine": "white-wine weißwein weißweine weisswein",
+    "sparkling wine": "sparkling prosecco sekt schaumwein champagne",
+    "beer": "beer beers bier biere birra",
+    "alcohol": "alcohol alcoholic alkohol alkoholisch alkoholische",
+    "coffee": "coffee kaffee espresso",
+    "water": "water wasser mineralwasser",
+    "soft drink": "soft-drink softdrink softdrinks lemonade limonade limo",
+    "fish": "fish fisch fische seafood meeresfrüchte tuna thunfisch",
+    "meat": "meat fleisch",
+    "pork": "pork schwein schweinefleisch",
+    "beef": "beef rind rindfleisch",
+    "veal": "veal kalb kalbfleisch",
+    "spicy": "spicy scharf scharfe scharfes",
+    "soup": "soup soups suppe suppen",
+    "salad": "salad salads salat salate",
+}
+TAG_WORDS = {w: tag for tag, text in _TAG_WORDS.items() for w in text.split()}
+# Two-word tags written apart: "red wine", "soft drink".
+_TAG_PAIRS = {("red", "wine"): "red wine", ("white", "wine"): "white wine",
+              ("soft", "drinks"): "soft drink", ("soft", "drink"): "soft drink",
+              ("sparkling", "wine"): "sparkling wine"}  # fmt: skip
 
 # Canonical allergen names (as stored on MenuItem.allergens) and the words for them.
 _ALLERGEN_WORDS = {
@@ -55,13 +87,34 @@ _ALLERGEN_WORDS = {
     "sulphites": "sulphites sulfites sulphite sulfite sulfit schwefel",
 }
 ALLERGEN_WORDS = {w: name for name, text in _ALLERGEN_WORDS.items() for w in text.split()}
-ALLERGEN_NAMES_DE = {
-    "gluten": "Gluten", "milk": "Milch", "egg": "Ei", "nuts": "Nüsse", "peanuts": "Erdnüsse",
-    "fish": "Fisch", "crustaceans": "Krebstiere", "soy": "Soja", "celery": "Sellerie",
-    "mustard": "Senf", "sesame": "Sesam", "sulphites": "Sulfite",
+ALLERGEN_LABELS = {
+    "gluten": gettext_lazy("gluten"), "milk": gettext_lazy("milk"), "egg": gettext_lazy("egg"),
+    "nuts": gettext_lazy("nuts"), "peanuts": gettext_lazy("peanuts"),
+    "fish": gettext_lazy("fish"), "crustaceans": gettext_lazy("crustaceans"),
+    "soy": gettext_lazy("soy"), "celery": gettext_lazy("celery"),
+    "mustard": gettext_lazy("mustard"), "sesame": gettext_lazy("sesame"),
+    "sulphites": gettext_lazy("sulphites"),
 }  # fmt: skip
+TAG_LABELS = {
+    "wine": gettext_lazy("wine"), "red wine": gettext_lazy("red wine"),
+    "white wine": gettext_lazy("white wine"), "sparkling wine": gettext_lazy("sparkling wine"),
+    "beer": gettext_lazy("beer"), "alcohol": gettext_lazy("alcohol"),
+    "coffee": gettext_lazy("coffee"), "water": gettext_lazy("water"),
+    "soft drink": gettext_lazy("soft drinks"), "fish": gettext_lazy("fish"),
+    "meat": gettext_lazy("meat"), "pork": gettext_lazy("pork"), "beef": gettext_lazy("beef"),
+    "veal": gettext_lazy("veal"), "spicy": gettext_lazy("spicy"), "soup": gettext_lazy("soup"),
+    "salad": gettext_lazy("salad"),
+}  # fmt: skip
+CATEGORY_LABELS = {
+    "starter": pgettext_lazy("menu heading", "Starters"),
+    "pasta": pgettext_lazy("menu heading", "Pasta"),
+    "pizza": pgettext_lazy("menu heading", "Pizza"),
+    "main": pgettext_lazy("menu heading", "Main courses"),
+    "dessert": pgettext_lazy("menu heading", "Desserts"),
+    "drink": pgettext_lazy("menu heading", "Drinks"),
+}
 
-_EXCLUDE_CUES = word_set(
+EXCLUDE_CUES = _EXCLUDE_CUES = word_set(
     "without no not ohne kein keine keinen keiner allergic allergisch allergy allergie avoid"
 )
 _SKIP_AFTER_CUE = word_set("any of to gegen auf mit with")
@@ -93,6 +146,8 @@ class MenuFilters:
     diet: str | None = None
     without: list[str] = field(default_factory=list)
     max_price: Decimal | None = None
+    #: Tags (or allergens) the dishes must have: "wine", "fish".
+    tags: list[str] = field(default_factory=list)
     #: Data values that could not be read, as "key=value" strings, to tell the caller.
     ignored: list[str] = field(default_factory=list)
 
@@ -103,41 +158,45 @@ class MenuFilters:
             diet=other.diet or self.diet,
             without=sorted(set(self.without) | set(other.without)),
             max_price=other.max_price if other.max_price is not None else self.max_price,
+            tags=sorted(set(self.tags) | set(other.tags)),
             ignored=self.ignored + other.ignored,
         )
 
+    @property
+    def empty(self) -> bool:
+        return (
+            not (self.categories or self.diet or self.without or self.tags)
+            and self.max_price is None
+        )
+
     def describe(self, lang: str) -> list[str]:
-        """The filters as short phrases, for the heading of the answer."""
-        de = lang == DE
+        """The filters as short phrases, for the heading of the answer (gettext: call
+        inside ``translation.override(lang)``)."""
         out = [diet_label(self.diet, lang)] if self.diet else []
+        out.extend(tag_label(t) for t in self.tags)
         out.extend(category_label(c, lang) for c in self.categories)
         if self.max_price is not None:
-            out.append(f"{'bis' if de else 'up to'} {price_text(self.max_price, lang)}")
+            out.append(_("up to %(price)s") % {"price": price_text(self.max_price, lang)})
         if self.without:
             names = ", ".join(allergen_label(a, lang) for a in self.without)
-            out.append(f"{'ohne' if de else 'without'} {names}")
+            out.append(_("without %(allergens)s") % {"allergens": names})
         return out
 
 
-def diet_label(diet: str, lang: str) -> str:
-    return "vegetarisch" if diet == VEGETARIAN and lang == DE else diet
+def diet_label(diet: str, lang: str = "") -> str:
+    return _("vegetarian") if diet == VEGETARIAN else _("vegan")
 
 
-def category_label(category: str, lang: str) -> str:
-    labels = {
-        "starter": ("Starters", "Vorspeisen"),
-        "pasta": ("Pasta", "Pasta"),
-        "pizza": ("Pizza", "Pizza"),
-        "main": ("Main courses", "Hauptgerichte"),
-        "dessert": ("Desserts", "Desserts"),
-        "drink": ("Drinks", "Getränke"),
-    }
-    english, german = labels.get(category, (category, category))
-    return german if lang == DE else english
+def category_label(category: str, lang: str = "") -> str:
+    return str(CATEGORY_LABELS.get(category, category))
 
 
-def allergen_label(allergen: str, lang: str) -> str:
-    return ALLERGEN_NAMES_DE.get(allergen, allergen) if lang == DE else allergen
+def allergen_label(allergen: str, lang: str = "") -> str:
+    return str(ALLERGEN_LABELS.get(allergen, allergen))
+
+
+def tag_label(tag: str) -> str:
+    return str(TAG_LABELS.get(tag, tag))
 
 
 def price_text(price: Decimal, lang: str) -> str:
@@ -199,7 +258,23 @@ def parse_menu_query(text: str) -> MenuFilters:
     filters.diet = VEGAN if VEGAN in diets else (VEGETARIAN if diets else None)
     filters.without = sorted(_excluded_allergens(tokens))
     filters.max_price = parse_max_price(text)
+    filters.tags = sorted(_wanted_tags(tokens) - set(filters.without))
     return filters
+
+
+def _wanted_tags(tokens: list[str]) -> set[str]:
+    """Tags asked for ("red wine", "Fisch"), leaving out those after "without"/"ohne"."""
+    found: set[str] = set()
+    for i, token in enumerate(tokens):
+        if i and (tokens[i - 1], token) in _TAG_PAIRS:
+            found.discard(TAG_WORDS.get(tokens[i - 1], ""))
+            found.add(_TAG_PAIRS[(tokens[i - 1], token)])
+            continue
+        tag = TAG_WORDS.get(token)
+        if tag is None or any(t in _EXCLUDE_CUES for t in tokens[max(0, i - 3) : i]):
+            continue
+        found.add(tag)
+    return found
 
 
 def _as_list(value: Any) -> list[str]:
@@ -230,6 +305,9 @@ def menu_filters_from_data(data: dict[str, Any]) -> MenuFilters:
             # Unknown names are kept: a dish listing that allergen is still left out.
             filters.without.append(_allergen_of(value.lower()) or value.lower())
     filters.without = sorted(set(filters.without))
+    for value in _as_list(data.get("tags") or data.get("tag")):
+        filters.tags.append(TAG_WORDS.get(value.lower(), value.lower()))
+    filters.tags = sorted(set(filters.tags))
     if data.get("max_price") not in (None, ""):
         try:
             filters.max_price = Decimal(str(data["max_price"]).replace(",", "."))
@@ -254,44 +332,53 @@ def find_dishes(filters: MenuFilters) -> list[MenuItem]:
         dishes = dishes.filter(price__lte=filters.max_price)
     excluded = set(filters.without)
     # JSON "contains" lookups are not available on SQLite; a menu is small enough.
-    found = [d for d in dishes if not excluded.intersection(d.allergens)]
+    found = [
+        d
+        for d in dishes
+        if not excluded.intersection(d.allergens)
+        and all(t in d.tags or t in d.allergens for t in filters.tags)
+    ]
     return sorted(found, key=lambda d: (CATEGORY_ORDER.index(d.category), d.order, d.name))
 
 
 def render_menu(dishes: list[MenuItem], filters: MenuFilters, lang: str) -> str:
-    """The dishes as readable text, grouped by category."""
+    """The dishes as readable text, grouped by category, with descriptions and allergens
+    (the artifact's text; the guest's short answer is written by the skill)."""
     described = ", ".join(filters.describe(lang))
     lines = []
     if filters.ignored:
-        note = "Nicht verstanden und ignoriert" if lang == DE else "Not understood, ignored"
-        lines.append(f"({note}: {', '.join(filters.ignored)})")
+        lines.append(
+            "(%s)"
+            % (_("Not understood, ignored: %(values)s") % {"values": ", ".join(filters.ignored)})
+        )
     if not dishes and not described:
-        lines.append("Die Speisekarte ist leer." if lang == DE else "The menu is empty.")
+        lines.append(_("The menu is empty."))
         return "\n".join(lines)
     if not dishes:
-        if lang == DE:
-            lines.append(f"Leider passt nichts auf unserer Speisekarte zu: {described}.")
-            lines.append(
-                "Versuchen Sie es mit weniger Filtern oder fragen Sie nach der ganzen Karte."
-            )
-        else:
-            lines.append(f"Sorry, nothing on our menu matches: {described}.")
-            lines.append("Try fewer filters, or ask for the whole menu.")
+        lines.append(_("Sorry, nothing on our menu matches: %(filters)s.") % {"filters": described})
+        lines.append(_("Try fewer filters, or ask for the whole menu."))
         return "\n".join(lines)
-    title = "Unsere Speisekarte" if lang == DE else "Our menu"
+    title = _("Our menu")
     lines.append(f"{title} ({described}):" if described else f"{title}:")
     current = None
     for dish in dishes:
         if dish.category != current:
             current = dish.category
             lines.extend(["", category_label(current, lang)])
-        line = f"- {dish.name} – {price_text(dish.price, lang)}"
-        if dish.vegetarian:
-            line += f" ({diet_label(VEGAN if dish.vegan else VEGETARIAN, lang)})"
-        if dish.description:
-            line += f": {dish.description}"
-        if dish.allergens:
-            label = "Allergene" if lang == DE else "Allergens"
-            line += f" [{label}: {', '.join(allergen_label(a, lang) for a in dish.allergens)}]"
-        lines.append(line)
+        lines.append("- " + dish_line(dish, lang, allergens=True))
     return "\n".join(lines)
+
+
+def dish_line(dish: MenuItem, lang: str, *, allergens: bool = False) -> str:
+    """``Pizza Margherita – €9.50 (vegetarian): Tomato, fior di latte, basil.``"""
+    line = f"{dish.display_name(lang)} – {price_text(dish.price, lang)}"
+    if dish.vegetarian:
+        line += f" ({diet_label(VEGAN if dish.vegan else VEGETARIAN, lang)})"
+    description = dish.display_description(lang)
+    if description:
+        line += f": {description}"
+    if allergens and dish.allergens:
+        names = ", ".join(allergen_label(a, lang) for a in dish.allergens)
+        label = _("Allergens")
+        line += f" [{label}: {names}]"
+    return line

@@ -46,13 +46,29 @@ class MenuItem(models.Model):
         DRINK = "drink", _("Drink")
 
     name = models.CharField(max_length=100, unique=True)
+    name_de = models.CharField(
+        _("German name"),
+        max_length=100,
+        blank=True,
+        help_text=_("Only where the German name differs (e.g. Mineralwasser)."),
+    )
     description = models.TextField(blank=True)
+    description_de = models.TextField(
+        _("German description"), blank=True, help_text=_("Shown to guests who write German.")
+    )
     category = models.CharField(max_length=20, choices=Category.choices)
     price = models.DecimalField(max_digits=6, decimal_places=2, help_text=_("In euros."))
     allergens = models.JSONField(
         default=list,
         blank=True,
         help_text=_('Lower-case allergen names, e.g. ["gluten", "milk", "nuts"].'),
+    )
+    tags = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_(
+            'Lower-case words guests search for, e.g. ["wine", "red wine", "fish", "alcohol"].'
+        ),
     )
     vegetarian = models.BooleanField(default=False)
     vegan = models.BooleanField(default=False, help_text=_("Vegan dishes are vegetarian too."))
@@ -71,6 +87,7 @@ class MenuItem(models.Model):
         if self.vegan:
             self.vegetarian = True
         self.allergens = sorted({a.strip().lower() for a in self.allergens or () if a.strip()})
+        self.tags = sorted({t.strip().lower() for t in self.tags or () if t.strip()})
         super().save(*args, **kwargs)
 
     def clean(self) -> None:
@@ -78,19 +95,31 @@ class MenuItem(models.Model):
             isinstance(a, str) for a in self.allergens
         ):
             raise ValidationError({"allergens": _("Give a list of allergen names.")})
+        if not isinstance(self.tags, list) or not all(isinstance(t, str) for t in self.tags):
+            raise ValidationError({"tags": _("Give a list of words.")})
 
-    def as_dict(self) -> dict[str, Any]:
-        """The dish as plain JSON; the price is a string so no cent is lost to floats."""
+    def display_name(self, lang: str = "en") -> str:
+        """The name a guest writing ``lang`` reads (the Italian name unless a German one
+        is set)."""
+        return self.name_de if lang == "de" and self.name_de else self.name
+
+    def display_description(self, lang: str = "en") -> str:
+        return self.description_de if lang == "de" and self.description_de else self.description
+
+    def as_dict(self, lang: str = "en") -> dict[str, Any]:
+        """The dish as plain JSON, its name and description in ``lang``; the price is a
+        string so no cent is lost to floats."""
         return {
             "id": self.pk,
-            "name": self.name,
-            "description": self.description,
+            "name": self.display_name(lang),
+            "description": self.display_description(lang),
             "category": self.category,
             "price": f"{self.price:.2f}",
             "currency": "EUR",
             "allergens": list(self.allergens),
             "vegetarian": self.vegetarian,
             "vegan": self.vegan,
+            "tags": list(self.tags),
         }
 
 
@@ -222,3 +251,66 @@ class CateringRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reference}: {self.guests} on {self.date:%Y-%m-%d}"
+
+
+class Closure(models.Model):
+    """Days the restaurant is closed although the weekly hours say open (holidays)."""
+
+    first_day = models.DateField(_("first day"))
+    last_day = models.DateField(_("last day"), help_text=_("The same day for a one-day closure."))
+    reason = models.CharField(_("reason"), max_length=200, blank=True)
+    reason_de = models.CharField(_("German reason"), max_length=200, blank=True)
+
+    class Meta:
+        ordering = ("first_day",)
+        verbose_name = _("closure")
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(last_day__gte=models.F("first_day")),
+                name="skills_closure_last_after_first",
+                violation_error_message=_("The last day cannot be before the first day."),
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first_day:%Y-%m-%d}–{self.last_day:%Y-%m-%d} {self.reason}".strip()
+
+    def reason_in(self, lang: str) -> str:
+        return self.reason_de if lang == "de" and self.reason_de else self.reason
+
+
+class RestaurantInfo(models.Model):
+    """Where the restaurant is and how to reach it: one row, edited in the admin.
+
+    Each text a guest reads has a German twin (``*_de``), shown to German writers when
+    filled in.
+    """
+
+    address = models.TextField(_("address"))
+    phone = models.CharField(_("phone"), max_length=50, blank=True)
+    email = models.EmailField(_("e-mail"), blank=True)
+    directions = models.TextField(_("directions"), blank=True)
+    directions_de = models.TextField(_("directions (German)"), blank=True)
+    parking = models.TextField(_("parking"), blank=True)
+    parking_de = models.TextField(_("parking (German)"), blank=True)
+    public_transport = models.TextField(_("public transport"), blank=True)
+    public_transport_de = models.TextField(_("public transport (German)"), blank=True)
+    accessibility = models.TextField(_("accessibility"), blank=True)
+    accessibility_de = models.TextField(_("accessibility (German)"), blank=True)
+
+    class Meta:
+        verbose_name = _("restaurant information")
+        verbose_name_plural = _("restaurant information")
+
+    def __str__(self) -> str:
+        return self.address.splitlines()[0] if self.address else "–"
+
+    def text(self, topic: str, lang: str) -> str:
+        """``topic``'s text ("parking", "directions"...) in ``lang``, else in English."""
+        german = getattr(self, f"{topic}_de", "") if lang == "de" else ""
+        return german or getattr(self, topic, "")
+
+    @classmethod
+    def current(cls) -> RestaurantInfo | None:
+        """The row (the admin lets the owner keep one; the first counts)."""
+        return cls.objects.order_by("pk").first()

@@ -21,7 +21,7 @@ from a2a_app.skills.context import Completed, InputRequired, Rejected
 from a2a_app.testing import run_skill
 from skills import booking, views
 from skills.booking import NoTableFree
-from skills.models import MenuItem, OpeningHours, Reservation, Table
+from skills.models import Closure, MenuItem, OpeningHours, Reservation, RestaurantInfo, Table
 
 FIELDS = ["date", "time", "party_size", "name", "contact"]
 
@@ -94,7 +94,7 @@ def test_menu_lists_available_dishes_in_menu_order(dishes) -> None:
     assert data[0] == {
         "id": data[0]["id"], "name": "Bruschetta", "description": "", "category": "starter",
         "price": "6.50", "currency": "EUR", "allergens": ["gluten"], "vegetarian": True,
-        "vegan": True,
+        "vegan": True, "tags": [],
     }  # fmt: skip
     assert "Pizza Margherita – €9.50 (vegetarian)" in text
 
@@ -122,7 +122,7 @@ def test_menu_filters_from_data(dishes) -> None:
 
 def test_menu_answers_in_german(dishes) -> None:
     text, _ = artifact(call("view-menu", "Welche Nachspeisen gibt es?"))
-    assert text.startswith("Unsere Speisekarte (Desserts):")
+    assert text.startswith("Unsere Speisekarte (Nachspeisen):")  # German heading
     assert "Sorbetto – 5,50 € (vegan)" in text
 
 
@@ -326,7 +326,8 @@ def test_load_demo_is_idempotent(db, capsys) -> None:
     counts = (MenuItem.objects.count(), Table.objects.count(), OpeningHours.objects.count())
     call_command("load_demo")
     assert (MenuItem.objects.count(), Table.objects.count(), OpeningHours.objects.count()) == counts
-    assert counts == (25, 7, 7)
+    assert counts == (29, 7, 7)  # 25 dishes, then 4 more drinks (wines, beer, lemonade)
+    assert (Closure.objects.count(), RestaurantInfo.objects.count()) == (2, 1)
     assert MenuItem.objects.filter(vegan=True).count() >= 5
     assert MenuItem.objects.filter(vegetarian=True, vegan=False).count() >= 5
     assert sorted(Table.objects.values_list("seats", flat=True)) == [2, 2, 4, 4, 4, 6, 8]

@@ -1,0 +1,179 @@
+"""view-menu through the A2A endpoint: lists, yes/no questions about a dish, prices,
+allergens, wine, fish, typos, and German answers with German descriptions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from a2a_app.testing import A2AClient
+from skills.menu_skills import mentioned_dishes
+from skills.models import MenuItem
+
+pytestmark = pytest.mark.usefixtures("demo")
+
+
+def ask(text: str = "", data: Any = None, **metadata: Any) -> tuple[str, list[dict], dict]:
+    """The answer (status message), the dishes (artifact data) and the task."""
+    task = A2AClient().send(text, data=data, metadata={"skillId": "view-menu", **metadata})["task"]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED", task
+    (message,) = [p["text"] for p in task["status"]["message"]["parts"] if "text" in p]
+    (artifact,) = task["artifacts"]
+    assert artifact["name"] == "menu"
+    dishes = next(p["data"] for p in artifact["parts"] if "data" in p)
+    return message, dishes, task
+
+
+def names(dishes: list[dict]) -> list[str]:
+    return [d["name"] for d in dishes]
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("Is the tiramisu vegetarian?", "Yes, the Tiramisù is vegetarian."),
+        ("Is the Tiramisu vegan?", "No, the Tiramisù is not vegan."),
+        ("Is the Diavola vegetarian?", "No, the Pizza Diavola is not vegetarian."),
+        ("Does the Margherita contain gluten?", "Yes, the Pizza Margherita contains gluten."),
+        ("Is the sorbetto gluten-free?", "Yes, the Sorbetto al limone contains no gluten."),
+        ("Is the Margarita gluten free?", "No, the Pizza Margherita contains gluten."),
+        ("Is there alcohol in the tiramisu?", "Yes, the Tiramisù contains alcohol."),
+        ("Is the Diavola spicy?", "Yes, the Pizza Diavola is spicy."),
+        ("Ist das Tiramisu vegetarisch?", "Ja, Tiramisù ist vegetarisch."),
+        ("Ist die Pizza Diavola vegetarisch?", "Nein, Pizza Diavola ist nicht vegetarisch."),
+        ("Ist im Tiramisu Alkohol?", "Ja, Tiramisù enthält Alkohol."),
+        ("Sind im Tiramisu Nüsse?", "Nein, Tiramisù enthält keine Nüsse."),
+        ("Ist die Carbonara glutenfrei?", "Nein, Spaghetti alla carbonara enthält Gluten."),
+    ],
+)
+def test_yes_no_questions_about_one_dish(text: str, answer: str) -> None:
+    message, dishes, _ = ask(text)
+    assert message == answer
+    assert len(dishes) == 1  # the dish asked about, not the whole vegetarian menu
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("How much is a Margherita?", "The Pizza Margherita costs €9.50."),
+        ("What does the tiramisu cost?", "The Tiramisù costs €7.50."),
+        ("Was kostet eine Pizza Margarita?", "Pizza Margherita kostet 9,50 €."),
+        ("Wie viel kostet das Tiramisu?", "Tiramisù kostet 7,50 €."),
+    ],
+)
+def test_prices(text: str, answer: str) -> None:
+    assert ask(text)[0] == answer
+
+
+def test_allergens_of_a_dish() -> None:
+    message, dishes, _ = ask("What allergens are in the carbonara?")
+    assert message == "Allergens in the Spaghetti alla carbonara: egg, gluten and milk."
+    assert dishes[0]["allergens"] == ["egg", "gluten", "milk"]
+    message, _, _ = ask("Welche Allergene hat die Carbonara?")
+    assert message == "Allergene in Spaghetti alla carbonara: Ei, Gluten und Milch."
+
+
+def test_wine_lists_wines_not_water() -> None:
+    message, dishes, _ = ask("What wine do you have?")
+    assert names(dishes) == ["Chianti Classico (0.2 l)", "Pinot Grigio (0.2 l)", "Prosecco (0.1 l)"]
+    assert message.startswith("Yes, we have:") and "Acqua" not in message
+    message, dishes, _ = ask("Welche Weine habt ihr?")
+    assert len(dishes) == 3 and "Rotwein aus der Toskana" in message
+    _, dishes, _ = ask("Do you have red wine?")
+    assert names(dishes) == ["Chianti Classico (0.2 l)"]
+
+
+def test_fish() -> None:
+    message, dishes, _ = ask("Do you have fish?")
+    assert names(dishes) == ["Vitello tonnato", "Pizza tonno e cipolla", "Branzino al forno"]
+    assert "sea bass" in message
+    message, _, _ = ask("Habt ihr Fisch?")
+    assert message.startswith("Ja, wir haben:") and "Wolfsbarsch" in message
+    MenuItem.objects.filter(tags__icontains="fish").update(available=False)
+    message, dishes, _ = ask("Do you have fish?")
+    assert dishes == [] and message.startswith("Sorry, nothing on our menu matches: fish.")
+
+
+def test_german_answers_have_german_descriptions_and_labels() -> None:
+    message, dishes, _ = ask("Welche vegetarischen Pizzen gibt es unter 10 Euro?")
+    assert names(dishes) == ["Pizza Marinara", "Pizza Margherita"]
+    assert "Pizza Margherita – 9,50 € (vegetarisch): Tomate, Fior di Latte, Basilikum." in message
+    assert dishes[1]["description"] == "Tomate, Fior di Latte, Basilikum."
+    message, _, task = ask("Was steht auf der Speisekarte?")
+    assert message.startswith("Unsere Speisekarte:\nVorspeisen: Bruschetta al pomodoro (6,50 €)")
+    assert "Hauptgerichte:" in message and "Getränke: Mineralwasser (0,75 l)" in message
+    text = task["artifacts"][0]["parts"][0]["text"]
+    assert "[Allergene: Gluten, Milch]" in text
+
+
+def test_the_metadata_language_counts_when_the_text_says_none() -> None:
+    message, _, _ = ask("Tiramisu?", language="de")
+    assert message.startswith("Tiramisù – 7,50 € (vegetarisch): Mascarpone, Löffelbiskuits")
+
+
+def test_a_dish_named_alone_or_with_a_typo_is_described() -> None:
+    message, dishes, _ = ask("Margarita?")
+    assert names(dishes) == ["Pizza Margherita"]
+    assert message == (
+        "Pizza Margherita – €9.50 (vegetarian): Tomato, fior di latte, basil. "
+        "[Allergens: gluten, milk]"
+    )
+    assert names(ask("Tell me about the saltimboca")[1]) == ["Saltimbocca alla romana"]
+
+
+def test_a_dish_not_on_the_menu() -> None:
+    message, dishes, _ = ask("Do you have lasagne?")
+    assert message.startswith("Sorry, we have no lasagne on our menu.")
+
+
+def test_filters_from_a_data_part() -> None:
+    _, dishes, _ = ask(data={"category": "pizza", "diet": "vegan", "max_price": "10"})
+    assert names(dishes) == ["Pizza Marinara"]
+    _, dishes, _ = ask(data={"tags": ["wine"], "max_price": 7})
+    assert names(dishes) == ["Pinot Grigio (0.2 l)", "Prosecco (0.1 l)"]
+
+
+def test_filters_from_text_still_list() -> None:
+    message, dishes, _ = ask("Show me the vegan desserts")
+    assert names(dishes) == ["Sorbetto al limone"]
+    assert message.startswith("Our menu (vegan, Desserts):")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("tiramisu", ["Tiramisù"]),
+        ("Pizza Margherita", ["Pizza Margherita"]),
+        ("margarita", ["Pizza Margherita"]),
+        ("carbonara", ["Spaghetti alla carbonara"]),
+        ("spaghetti", ["Spaghetti aglio, olio e peperoncino", "Spaghetti alla carbonara"]),
+        ("Do you have pizza?", []),
+        ("Mineralwasser", ["Acqua minerale (0.75 l)"]),
+    ],
+)
+def test_mentioned_dishes(text: str, expected: list[str]) -> None:
+    dishes = list(MenuItem.objects.filter(available=True))
+    assert [d.name for d in mentioned_dishes(text, dishes)] == expected
+
+
+def test_no_match_suggests_what_fits_the_allergy() -> None:
+    message, dishes, _ = ask("Do you have a gluten-free pizza?")
+    assert dishes == []
+    assert message.startswith("Sorry, nothing on our menu matches: Pizza, without gluten.")
+    assert "Other dishes that fit (without gluten): Caprese, Vitello tonnato" in message
+    message, _, _ = ask("Habt ihr glutenfreie Pizza?")
+    assert "Andere passende Gerichte (ohne Gluten): Caprese" in message
+
+
+def test_cheapest_and_most_expensive() -> None:
+    assert names(ask("What's your cheapest pizza?")[1]) == ["Pizza Marinara"]
+    assert names(ask("Was ist das teuerste Hauptgericht?")[1]) == ["Branzino al forno"]
+
+
+def test_do_you_have_a_dish_and_a_dish_taken_off_the_menu() -> None:
+    message, dishes, _ = ask("Do you have tiramisu?")
+    assert message.startswith("Yes, we have:\nTiramisù – €7.50 (vegetarian)")
+    MenuItem.objects.filter(name="Tiramisù").update(available=False)
+    message, dishes, _ = ask("Habt ihr Tiramisu?")
+    assert (message, dishes) == ("Leider gibt es Tiramisù im Moment nicht.", [])
