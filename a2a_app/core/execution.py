@@ -16,6 +16,7 @@ from a2a_app.core import contexts
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
 from a2a_app.skills import context as outcomes
+from a2a_app.skills import language
 from a2a_app.skills.context import SkillContext, agent_message
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ def build_context(
     """The :class:`SkillContext` of one turn of ``task``: ``message`` is the turn's user
     message, ``history`` the earlier messages. A turn after an earlier user message is a
     follow-up (a re-run after a lost worker is not: it has no earlier user message)."""
+    turn_language = conversation_language(task, message, caller, metadata)
     return SkillContext(
         message=message,
         skill=skill,
@@ -68,7 +70,24 @@ def build_context(
         accepted_output_modes=accepted_output_modes or [],
         is_follow_up=any(m.role is Role.USER for m in history),
         sink=sink,
+        language=turn_language,
     )
+
+
+def conversation_language(
+    task: Task, message: Message, caller: Caller, metadata: dict[str, Any] | None
+) -> str:
+    """The language of this turn (:mod:`a2a_app.skills.language`): what the message and
+    its hints say, else the language the task already speaks; kept in the task's state
+    so that "2" or "19:30" on a later turn does not switch it."""
+    state = task.skill_state if isinstance(task.skill_state, dict) else {}
+    previous = state.get(language.LANGUAGE_STATE_KEY, "")
+    found = language.message_language(
+        message, metadata, caller, previous=previous if isinstance(previous, str) else ""
+    )
+    state[language.LANGUAGE_STATE_KEY] = found
+    task.skill_state = state
+    return found
 
 
 def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
@@ -110,14 +129,17 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
 
 def call_handler(spec: SkillSpec, ctx: SkillContext) -> Any:
     """What the skill's handler returns for ``ctx``; a skill declared with a form gets
-    its fields collected and validated first (:mod:`a2a_app.forms.collect`)."""
-    if spec.form is None:
-        return spec.handler(ctx)
-    from a2a_app.forms.collect import run_form
+    its fields collected and validated first (:mod:`a2a_app.forms.collect`). It runs in
+    the turn's language (``ctx.language``), so gettext in the handler and its form answers
+    in the guest's language."""
+    with language.activate(ctx.language):
+        if spec.form is None:
+            return spec.handler(ctx)
+        from a2a_app.forms.collect import run_form
 
-    return run_form(
-        ctx, spec, lambda: contexts.facts(ctx.caller, ctx.context_id, exclude=ctx.task_id)
-    )
+        return run_form(
+            ctx, spec, lambda: contexts.facts(ctx.caller, ctx.context_id, exclude=ctx.task_id)
+        )
 
 
 def _coerce(result: object, ctx: SkillContext) -> outcomes.Outcome:
