@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
+from django.utils.translation import gettext, gettext_noop
+
 from a2a_app.core import contexts
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
@@ -29,7 +31,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger("a2a_app.calls")
 
 OUTCOME_TYPES = get_args(outcomes.Outcome)
-SAFE_FAILURE_TEXT = "The skill failed unexpectedly. The site has logged the error."
+# Said to the guest (in its language, see _said); the traceback goes to the log.
+SAFE_FAILURE_TEXT = gettext_noop("The skill failed unexpectedly. The site has logged the error.")
+NO_HANDLER_TEXT = gettext_noop("This service is not available on this site right now.")
 
 
 @dataclass(slots=True)
@@ -102,9 +106,7 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
     spec = ctx.skill.spec
     started = time.perf_counter()
     if spec is None:
-        outcome: outcomes.Outcome | None = outcomes.Failed(
-            f"Skill {ctx.skill.id!r} has no handler on this site."
-        )
+        outcome: outcomes.Outcome | None = outcomes.Failed(_said(NO_HANDLER_TEXT, ctx))
         logger.error("skill=%s handler=%s missing", ctx.skill.id, ctx.skill.handler_key)
     else:
         try:
@@ -115,7 +117,7 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
             logger.exception(
                 "skill=%s task=%s context=%s raised", ctx.skill.id, ctx.task_id, ctx.context_id
             )
-            outcome = outcomes.Failed(SAFE_FAILURE_TEXT, crashed=True)
+            outcome = outcomes.Failed(_said(SAFE_FAILURE_TEXT, ctx), crashed=True)
     logger.info(
         "skill=%s task=%s context=%s outcome=%s ms=%.1f",
         ctx.skill.id,
@@ -125,6 +127,12 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
         (time.perf_counter() - started) * 1000,
     )
     return outcome
+
+
+def _said(text: str, ctx: SkillContext) -> str:
+    """``text`` translated into the turn's language."""
+    with language.activate(ctx.language):
+        return gettext(text)
 
 
 def call_handler(spec: SkillSpec, ctx: SkillContext) -> Any:

@@ -5,16 +5,17 @@ as the library sees it (its metadata, the request's, the caller's Accept-Languag
 language its task already speaks). The answer is a language code the site offers
 (``settings.LANGUAGES``), or "" when nothing tells.
 
-In order, the first that names a language the site offers wins:
+In order:
 
 1. hints: ``metadata.language`` / ``metadata.locale`` on the message, then on the
-   request, then the request's Accept-Language (a client that says which language it
-   wants gets it, whatever the words);
-2. the text, when it clearly reads as one of the site's languages;
-3. the language the conversation (the task) already speaks: "2", "19:30" or "Tom Lee"
-   say nothing, so a follow-up keeps the task's language unless the guest clearly
-   switches;
-4. a weak reading of the text, then nothing ("").
+   request, then the request's Accept-Language; the first that names a language the
+   site offers wins (a client that says which language it wants gets it, whatever the
+   words);
+2. within a task that already speaks a language (a follow-up), that language, unless
+   the text clearly reads as another (two marking words at least): "2", "19:30",
+   "Tom Lee" or one stray English word keep a German conversation German;
+3. otherwise the language the text reads as most; "" when nothing tells (a tie, no
+   word of any language). :func:`message_language` then answers ``LANGUAGE_CODE``.
 
 The text is read by ``A2A_APP["LANGUAGE_DETECTOR"]``, a function ``(text, candidates) ->
 dict[code, score]``. The default (:func:`lexical_scores`) needs no package and no model:
@@ -181,9 +182,9 @@ def _from_hint(hint: Any, offered: tuple[str, ...]) -> str:
 
 
 def detect(text: str, *, hints: Iterable[Any] = (), previous: str = "") -> str:
-    """The language of ``text``: the first hint naming a site language, else what the
-    text clearly reads as, else ``previous`` (the conversation's), else a weak reading,
-    else ""."""
+    """The language of ``text``: the first hint naming a site language; else, without
+    ``previous`` (the conversation's language), the language the text reads as most, or
+    "" on a tie; with ``previous``, that one unless the text clearly reads as another."""
     from a2a_app.conf import a2a_settings
 
     offered = site_languages()
@@ -203,9 +204,12 @@ def detect(text: str, *, hints: Iterable[Any] = (), previous: str = "") -> str:
         return previous
     best_score, best = ranked[0]
     runner_up = ranked[1][0] if len(ranked) > 1 else 0.0
-    clear = best_score >= 1.0 and best_score >= 2 * runner_up
-    if clear or not previous:
-        return best if best_score > runner_up else previous
+    if not previous:
+        return best if best_score > runner_up else ""
+    # A switch must be clear: two marking words at least, twice the other language's.
+    # One word ("Table", "Danke", a dish's name) is no switch.
+    if best != previous and best_score >= 2.0 and best_score >= 2 * runner_up:
+        return best
     return previous
 
 
