@@ -79,6 +79,7 @@ PHRASES = [
     ("Tschüss", "de"),
 ]
 
+
 @pytest.fixture(autouse=True)
 def en_de(settings):
     """A site that speaks English and German (as the demo does)."""

@@ -185,7 +185,9 @@ class TestFallback:
         assert len(german) <= FALLBACK_MAX_CHARS
 
     def test_stays_short_with_many_long_skills(self):
-        many = [info(f"s{i}", name="A very long skill name " * 3, examples=("x",)) for i in range(40)]
+        many = [
+            info(f"s{i}", name="A very long skill name " * 3, examples=("x",)) for i in range(40)
+        ]
         assert len(fallback_text(many, "en")) <= FALLBACK_MAX_CHARS
 
     def test_an_example_in_another_language_when_none_in_the_callers(self):
@@ -218,7 +220,9 @@ def _handler(ctx):
 
 
 def test_form_field_names_labels_and_choices_route():
-    spec = SkillSpec(key="cater", handler=_handler, name="Events", description="", form=CateringForm)
+    spec = SkillSpec(
+        key="cater", handler=_handler, name="Events", description="", form=CateringForm
+    )
     with registered(spec):
         events = info("events", handler_key="cater", name="Events")
         menu = info("menu", tags=("menu", "dishes"))
