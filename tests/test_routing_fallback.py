@@ -231,6 +231,20 @@ def test_form_field_names_labels_and_choices_route():
         assert route_message(message("the menu"), {}, [menu, events]) is menu
 
 
+class BookingForm(forms.Form):
+    day = forms.DateField()
+    party_size = forms.IntegerField()
+
+
+def test_a_date_field_brings_the_words_for_days():
+    spec = SkillSpec(key="book", handler=_handler, name="Book", description="", form=BookingForm)
+    with registered(spec):
+        book = info("book", handler_key="book", name="Book")
+        menu = info("menu", tags=("menu", "dishes"))
+        assert route_message(message("Saturday at noon"), {}, [menu, book]) is book
+        assert route_message(message("morgen Abend, 4 Leute"), {}, [menu, book]) is book
+
+
 # --- through SendMessage ----------------------------------------------------------------------
 
 

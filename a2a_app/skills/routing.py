@@ -17,7 +17,8 @@ its examples (0.6). A message word counts for every skill that has it, times an
 IDF-like factor ``log((N + 1) / n)`` (N skills, n of them have the word), so a word
 only one skill has ("catering") outweighs one they share ("table", "guests"). Words are
 compared folded (case, accents), lightly stemmed ("reservieren" ~ "reservation",
-"dishes" ~ "dish") and by prefix when long enough ("vegane" ~ "vegan"). Stop words
+"dishes" ~ "dish") and by prefix when long enough ("vegane" ~ "vegan"). A form with a
+date or time field also has the words for days and times of day ("Saturday", "morgen"). Stop words
 (EN/DE), greetings, e-mail addresses, URLs, references ("TD-7K2Q", "#1234") and numbers
 are ignored: "contact me at weber@example.com" says nothing about catering.
 
@@ -55,6 +56,9 @@ def _wordset(text: str) -> frozenset[str]:
 
 #: How much a word counts, by where the skill has it.
 NAME_WEIGHT, FIELD_WEIGHT, EXAMPLE_WEIGHT = 1.0, 0.7, 0.6
+#: A word matches a longer one it begins when it has at least this many letters
+#: ("vegan" finds "vegane"; "alle" does not find "allergens").
+_PREFIX_MIN = 5
 #: The fallback's text stays short whatever the catalogue: at most this many characters.
 FALLBACK_MAX_CHARS = 400
 
@@ -139,14 +143,15 @@ def stem(word: str) -> str:
     return word
 
 
+def _folded_words(text: str) -> set[str]:
+    """The words of ``text`` that may say which skill is meant, folded, not stemmed."""
+    cleaned = _IGNORED_RE.sub(" ", unicodedata.normalize("NFKC", text or ""))
+    return {w for w in _WORD_RE.findall(fold(cleaned)) if len(w) > 1 and w not in _STOP_WORDS}
+
+
 def words(text: str) -> set[str]:
     """The words of ``text`` that may say which skill is meant, folded and stemmed."""
-    cleaned = _IGNORED_RE.sub(" ", unicodedata.normalize("NFKC", text or ""))
-    found = set()
-    for word in _WORD_RE.findall(fold(cleaned)):
-        if len(word) > 1 and word not in _STOP_WORDS:
-            found.add(stem(word))
-    return found
+    return {stem(word) for word in _folded_words(text)}
 
 
 def is_greeting(text: str) -> bool:
@@ -161,11 +166,25 @@ def is_greeting(text: str) -> bool:
 # --- the index of a catalogue ---------------------------------------------------------------
 
 
+# A form that asks for a date or a time is about something at a time: the words guests
+# use for one point at it ("Saturday", "tomorrow at noon", "morgen Abend").
+_TEMPORAL_WORDS = (
+    "today tonight tomorrow evening morning noon lunch dinner afternoon midnight weekend "
+    "monday tuesday wednesday thursday friday saturday sunday "
+    "heute morgen übermorgen abend mittag mittags abends nachmittag wochenende uhr "
+    "montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag"
+)
+
+
 def _form_words(form: Any) -> list[str]:
     """The words of a form's declared fields: names, labels, static choices, in each of
-    the site's languages (labels are often translated)."""
+    the site's languages (labels are often translated), and for a date or time field
+    the words that name a day or a time of day."""
     fields = getattr(form, "base_fields", None) or {}
     texts: list[str] = []
+    temporal = (forms.DateField, forms.TimeField, forms.DateTimeField)
+    if any(isinstance(field, temporal) for field in fields.values()):
+        texts.append(_TEMPORAL_WORDS)
     for code in language.site_languages():
         with language.activate(code):
             for name, field in fields.items():
@@ -205,13 +224,16 @@ class _Index:
                 sources.append((FIELD_WEIGHT, _form_words(skill.form)))
             for weight, texts in sources:
                 for text in texts:
-                    for word in words(str(text)):
-                        postings = weights.setdefault(word, {})
-                        postings[position] = max(postings.get(position, 0.0), weight)
+                    for word in _folded_words(str(text)):
+                        # Stemmed and as written: "gluten" is stemmed "glut", too short
+                        # to find "glutenfrei" by prefix; "gluten" finds it.
+                        for form in {word, stem(word)}:
+                            postings = weights.setdefault(form, {})
+                            postings[position] = max(postings.get(position, 0.0), weight)
         exact = {w: tuple(sorted(p.items())) for w, p in weights.items()}
         prefixes: dict[str, list[str]] = {}
         for word in exact:
-            for end in range(4, len(word)):
+            for end in range(_PREFIX_MIN, len(word)):
                 prefixes.setdefault(word[:end], []).append(word)
         return cls(skills, exact, {k: tuple(v) for k, v in prefixes.items()})
 
@@ -219,9 +241,9 @@ class _Index:
         """The skills that have ``word`` (or a word it begins, or that begins it)."""
         found: dict[int, float] = {}
         candidates = [word]
-        if len(word) >= 4:
+        if len(word) >= _PREFIX_MIN:
             candidates.extend(self.prefixes.get(word, ()))
-            candidates.extend(word[:end] for end in range(4, len(word)))
+            candidates.extend(word[:end] for end in range(_PREFIX_MIN, len(word)))
         for candidate in candidates:
             for position, weight in self.exact.get(candidate, ()):
                 if weight > found.get(position, 0.0):
@@ -231,8 +253,12 @@ class _Index:
     def scores(self, text: str) -> list[float]:
         totals = [0.0] * len(self.skills)
         count = len(self.skills)
-        for word in words(text):
+        for word in _folded_words(text):
             found = self.matches(word)
+            stemmed = stem(word)
+            if stemmed != word:
+                for position, weight in self.matches(stemmed).items():
+                    found[position] = max(found.get(position, 0.0), weight)
             if not found:
                 continue
             # 1 for a word one skill has, near 0 for one every skill has.
