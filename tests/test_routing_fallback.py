@@ -136,6 +136,24 @@ class TestDistinguishingWords:
         assert routed("Trattoria", everywhere) is None
 
 
+class TestTypos:
+    @pytest.mark.parametrize(
+        "text, expected",
+        [
+            ("cna i get a tabel for 3 tommorow", "make-reservation"),
+            ("whats on teh menue", "view-menu"),
+            ("I want to cancle my reservaton", "cancel-reservation"),
+        ],
+    )
+    def test_one_slip_is_forgiven(self, text, expected):
+        assert routed(text) == expected
+
+    def test_a_changed_letter_is_another_word(self):
+        # "fisch" is not "tisch", "stone" not "storn(ieren)".
+        assert routed("Habt ihr Fisch?") is None
+        assert routed("Emma Stone") is None
+
+
 class TestIgnoredWords:
     def test_e_mail_addresses_are_not_read(self):
         # "example" and "acme" are in the catering skill's example, "contact" in booking's.

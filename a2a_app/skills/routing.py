@@ -56,6 +56,8 @@ def _wordset(text: str) -> frozenset[str]:
 
 #: How much a word counts, by where the skill has it.
 NAME_WEIGHT, FIELD_WEIGHT, EXAMPLE_WEIGHT = 1.0, 0.7, 0.6
+#: A word one typo away from a skill's word counts this much of that word's weight.
+TYPO_FACTOR = 0.8
 #: A word matches a longer one it begins when it has at least this many letters
 #: ("vegan" finds "vegane"; "alle" does not find "allergens").
 _PREFIX_MIN = 5
@@ -208,8 +210,10 @@ class _Index:
     skills: tuple[SkillInfo, ...]
     #: word -> ((skill position, weight), ...)
     exact: dict[str, tuple[tuple[int, float], ...]]
-    #: a beginning of 4+ letters -> the words that start with it
+    #: a beginning of 5+ letters -> the words that start with it
     prefixes: dict[str, tuple[str, ...]]
+    #: a word of 5+ letters with one letter left out -> the words it comes from
+    deletions: dict[str, tuple[str, ...]]
 
     @classmethod
     def build(cls, skills: tuple[SkillInfo, ...]) -> _Index:
@@ -235,7 +239,17 @@ class _Index:
         for word in exact:
             for end in range(_PREFIX_MIN, len(word)):
                 prefixes.setdefault(word[:end], []).append(word)
-        return cls(skills, exact, {k: tuple(v) for k, v in prefixes.items()})
+        deletions: dict[str, list[str]] = {}
+        for word in exact:
+            if len(word) >= _PREFIX_MIN:
+                for variant in _deleted(word):
+                    deletions.setdefault(variant, []).append(word)
+        return cls(
+            skills,
+            exact,
+            {k: tuple(v) for k, v in prefixes.items()},
+            {k: tuple(v) for k, v in deletions.items()},
+        )
 
     def matches(self, word: str) -> dict[int, float]:
         """The skills that have ``word`` (or a word it begins, or that begins it)."""
@@ -250,6 +264,26 @@ class _Index:
                     found[position] = weight
         return found
 
+    def misspelt(self, word: str) -> dict[int, float]:
+        """The skills that have a word one typo away from ``word`` (a letter missing or
+        added, two swapped: "tabel", "menue", "reservaton"; see :func:`_one_typo`), at
+        ``TYPO_FACTOR`` of their weight. Only for words of 5+ letters that match
+        nothing as written."""
+        found: dict[int, float] = {}
+        if len(word) < _PREFIX_MIN:
+            return found
+        candidates = set(self.deletions.get(word, ()))
+        for variant in _deleted(word):
+            if variant in self.exact:
+                candidates.add(variant)
+            candidates.update(self.deletions.get(variant, ()))
+        for candidate in candidates:
+            if not _one_typo(word, candidate):
+                continue
+            for position, weight in self.exact.get(candidate, ()):
+                found[position] = max(found.get(position, 0.0), weight * TYPO_FACTOR)
+        return found
+
     def scores(self, text: str) -> list[float]:
         totals = [0.0] * len(self.skills)
         count = len(self.skills)
@@ -260,12 +294,37 @@ class _Index:
                 for position, weight in self.matches(stemmed).items():
                     found[position] = max(found.get(position, 0.0), weight)
             if not found:
+                found = self.misspelt(word)
+            if not found:
                 continue
             # 1 for a word one skill has, near 0 for one every skill has.
             idf = math.log((count + 1) / len(found)) / math.log(count + 1)
             for position, weight in found.items():
                 totals[position] += weight * idf
         return totals
+
+
+def _deleted(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """A letter left out or added, or two neighbours swapped; in words of 7+ letters two
+    such slips ("tommorow"). A changed letter is no typo here: "fisch" is not "tisch",
+    "under" not "ander"."""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1:
+            return a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    # Insertions and deletions: len(a) + len(b) - 2 * (longest common subsequence).
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b):
+            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
+        previous = current
+    slips = len(a) + len(b) - 2 * previous[-1]
+    return slips <= (2 if min(len(a), len(b)) >= 7 else 1)
 
 
 @functools.lru_cache(maxsize=16)
