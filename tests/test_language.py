@@ -174,3 +174,33 @@ def gettext_in(language: str, text: str) -> str:
     """``text`` if it reads as German (a question the form asked in German)."""
     assert detect(text) == language, text
     return text
+
+
+class TestTurnLanguage:
+    """conversation_language: one decision per turn, stored with the task."""
+
+    def turn(self, text: str, state: dict, metadata: Any, caller: Any = None) -> tuple[str, dict]:
+        from a2a_app.caller import Caller
+        from a2a_app.core.execution import conversation_language
+        from a2a_app.protocol.types import Message, Part, Role
+
+        task = Task(context_id="c", skill_state=dict(state))
+        message = Message(message_id="m", role=Role.USER, parts=[Part.text_part(text)])
+        found = conversation_language(task, message, caller or Caller(), metadata)
+        return found, task.skill_state
+
+    def test_decided_and_stored(self):
+        assert self.turn("Wo kann ich parken?", {}, {}) == ("de", {LANGUAGE_STATE_KEY: "de"})
+
+    def test_kept_on_a_follow_up(self):
+        assert self.turn("19:30", {LANGUAGE_STATE_KEY: "de"}, {})[0] == "de"
+
+    def test_a_worker_keeps_what_send_message_decided_with_the_hints(self):
+        # SendMessage stored "de" from Accept-Language; the worker sees no headers.
+        stored = {LANGUAGE_STATE_KEY: "de"}
+        assert self.turn("Table for two tomorrow please", stored, None)[0] == "de"
+
+    def test_accept_language(self):
+        from a2a_app.caller import Caller
+
+        assert self.turn("Table for two", {}, {}, Caller(language="de-DE"))[0] == "de"

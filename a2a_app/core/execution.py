@@ -83,9 +83,14 @@ def conversation_language(
 ) -> str:
     """The language of this turn (:mod:`a2a_app.skills.language`): what the message and
     its hints say, else the language the task already speaks; kept in the task's state
-    so that "2" or "19:30" on a later turn does not switch it."""
+    so that "2" or "19:30" on a later turn does not switch it. ``metadata`` None means a
+    worker runs the turn: the language SendMessage stored for it is kept."""
     state = task.skill_state if isinstance(task.skill_state, dict) else {}
     previous = state.get(language.LANGUAGE_STATE_KEY, "")
+    if metadata is None and previous and isinstance(previous, str):
+        # A worker's turn: SendMessage decided the language with the request's hints
+        # (metadata, Accept-Language), which the worker does not see.
+        return previous
     found = language.message_language(
         message, metadata, caller, previous=previous if isinstance(previous, str) else ""
     )

@@ -32,6 +32,7 @@ from a2a_app.core.execution import (
     Resolution,
     apply_resolution,
     build_context,
+    conversation_language,
     resolve_outcome,
     run_handler,
 )
@@ -165,6 +166,9 @@ def _planned(
     push_config: PushConfig | None,
     background: bool,
 ) -> SendPlan:
+    if background:
+        # Decided here, where the request's hints are known; the worker keeps it.
+        conversation_language(update.task, request.message, caller, request.metadata)
     update.add_message(request.message)
     if push_config is not None:
         update.add_push_config(push_config)
