@@ -325,6 +325,18 @@ class TestThroughSendMessage:
         assert reply["parts"][1]["data"]["language"] == "de"
         assert Task.objects.count() == 0
 
+    @pytest.mark.parametrize(
+        "text, opening",
+        [
+            ("hi there, what can you do for me?", "Hello! I can help with"),
+            ("Was kannst du alles?", "Hallo! Ich helfe Ihnen gern bei"),
+            ("What's the weather like in Berlin?", "Sorry, I can't help with that."),
+        ],
+    )
+    def test_what_can_you_do_is_answered_friendly(self, rpc, site, text, opening):
+        reply = send(rpc, text)["result"]["message"]
+        assert reply["parts"][0]["text"].startswith(opening)
+
     def test_metadata_language_wins(self, rpc, site):
         reply = send(rpc, "Hello", metadata={"language": "de-AT"})["result"]["message"]
         assert reply["parts"][0]["text"].startswith("Hallo!")

@@ -91,7 +91,7 @@ _STOP_WORDS = _wordset(
     welcher welches wer habt haben hat hast kann kannst konnt konnen konnte mochte
     mochten wurde wurden will wollen soll muss nicht kein keine ja nein doch bitte danke
     zu zum zur fur mit von vom bei beim nach aus auf uber gibt geht gern gerne noch schon
-    auch nur mal etwas so da dann denn mehr viel
+    auch nur mal etwas so da dann denn mehr viel alles all everything anything else sonst
     """
 )
 # Greetings and courtesies: a message of nothing else gets the friendly fallback.
@@ -438,7 +438,10 @@ def fallback_message(
     from a2a_app.skills.context import agent_message
 
     lang = language.message_language(message, metadata, caller)
-    text = fallback_text(skills, lang, greeting=is_greeting(message.text))
+    # "Hello", or a message of nothing but stop words ("what can you do?"): the friendly
+    # opening; a question about something else: "Sorry, I can't help with that."
+    friendly = is_greeting(message.text) or not words(message.text)
+    text = fallback_text(skills, lang, greeting=friendly)
     data = {
         "language": lang,
         "skills": [
