@@ -60,16 +60,21 @@ class SkillForm(forms.ModelForm):
         help_text=_(
             "Keywords, one per line (or separated by commas). Shown in the agent card. "
             "The router picks the skill for a new message by the words it shares with "
-            "each skill's name, id, tags and examples: a tag is a word callers use when "
-            "they want this skill (a long word also matches its beginnings: 'vegan' finds "
-            "'vegane')."
+            "each skill's name, id, tags, examples and form fields; a word only this "
+            "skill has counts most, so tag the words callers use when they want this "
+            "skill and not another (a long word also matches its beginnings: 'vegan' "
+            "finds 'vegane'). E-mail addresses, links, references and numbers in a "
+            "message are not read. A message that fits no skill well gets a short "
+            "answer saying what the agent can do, and no task."
         ),
     )
     examples = LinesField(
         label=_("Examples"),
         help_text=_(
             "Example requests, one per line, as a caller would write them. Calling agents "
-            "see them in the agent card, and their words route new messages here too."
+            "see them in the agent card; their words route new messages here too (less "
+            "than tags), and the answer to a message that fits no skill quotes one or two "
+            "of them, in the caller's language when one is written in it."
         ),
     )
     input_modes = modes_field(_("Input modes"))

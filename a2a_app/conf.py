@@ -100,6 +100,17 @@ DEFAULTS: dict[str, Any] = {
     "MAX_JSON_DEPTH": 64,
     # The callable that picks a skill for a new task: (message, metadata, skills) -> skill.
     "ROUTER": "a2a_app.skills.routing.route_message",
+    # How the text of a message is read for its language (docs/language.md): a function
+    # (text, candidate codes) -> {code: score}. The default counts marker words of English
+    # and German and needs no model; "a2a_app.skills.language.lingua_scores" uses lingua
+    # (pip install lingua-language-detector) for other languages.
+    "LANGUAGE_DETECTOR": "a2a_app.skills.language.lexical_scores",
+    # The default router's threshold (docs/skills.md, "Which skill gets a message"): a
+    # message whose best skill scores less gets the short "what I can do" answer and no
+    # task. A word only one skill has scores 1 (name, id, tag), 0.7 (a form field's name,
+    # label or choice) or 0.6 (an example); a word several skills share counts less, one
+    # that every skill has almost nothing. 0.5: one distinguishing word is enough.
+    "ROUTING_MIN_SCORE": 0.5,
     # A handler's ctx.history holds at most this many earlier messages of its task, the
     # latest ones: a follow-up loads no more, however long the task. Also the history a
     # SendMessage answer carries when the client sets no historyLength.
@@ -234,6 +245,7 @@ DEFAULTS: dict[str, Any] = {
 IMPORT_STRINGS = (
     "AUTHENTICATION_CLASSES",
     "ROUTER",
+    "LANGUAGE_DETECTOR",
     "WEBHOOK_SENDER",
     "DISPATCHER",
     "INTERPRETER",

@@ -138,6 +138,9 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
+# The languages the restaurant answers in: a guest's message is read as one of these
+# (docs/language.md), and every answer is translated into it.
+LANGUAGES = [("en", "English"), ("de", "Deutsch")]
 TIME_ZONE = env.str("TIME_ZONE", default="Europe/Berlin")
 USE_I18N = True
 USE_TZ = True

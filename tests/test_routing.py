@@ -148,8 +148,14 @@ class TestWordOverlap:
     def test_ties_go_to_the_first_listed(self):
         first = info("first", tags=("pizza",))
         second = info("second", tags=("pizza",))
-        assert route_message(message("pizza"), {}, [first, second]) is first
-        assert route_message(message("pizza"), {}, [second, first]) is second
+        third = info("third", tags=("wine",))
+        assert route_message(message("pizza"), {}, [first, second, third]) is first
+        assert route_message(message("pizza"), {}, [second, first, third]) is second
+
+    def test_a_word_every_skill_has_says_nothing(self):
+        first = info("first", tags=("pizza",))
+        second = info("second", tags=("pizza",))
+        assert route_message(message("pizza"), {}, [first, second]) is None
 
     def test_no_overlap_is_none(self):
         assert route_message(message("quantum chromodynamics"), {}, CATALOGUE) is None
@@ -169,7 +175,8 @@ class TestWordOverlap:
         assert route_message(data_only, {}, CATALOGUE) is None
 
     def test_words(self):
-        assert words("The MENU, please: Ｍｅｎｕ für 2 Personen!") == {"menu", "personen"}
+        # Folded, stemmed ("Personen" -> "person"), numbers and stop words left out.
+        assert words("The MENU, please: Ｍｅｎｕ für 2 Personen!") == {"menu", "person"}
 
 
 # --- through SendMessage ----------------------------------------------------------------------
@@ -249,8 +256,7 @@ class TestRoutingThroughSendMessage:
         assert reply["contextId"] == "ctx-lost"
         assert "taskId" not in reply
         text = reply["parts"][0]["text"]
-        assert "metadata.skillId" in text
-        assert "view-menu" in text and "book-table" in text
+        assert "View menu" in text and "Book a table" in text
         [data] = [p for p in reply["parts"] if "data" in p]
         assert data["mediaType"] == "application/json"
         assert [s["id"] for s in data["data"]["skills"]] == ["view-menu", "book-table"]
@@ -258,7 +264,9 @@ class TestRoutingThroughSendMessage:
             "id": "view-menu",
             "name": "View menu",
             "description": "Read the menu.",
+            "examples": [],
         }
+        assert data["data"]["language"] == "en"
         assert Task.objects.count() == 0
 
     def test_listing_has_a_context_when_none_was_given(self, rpc, site_skills):

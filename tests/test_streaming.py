@@ -1027,7 +1027,7 @@ def test_no_skill_streams_one_message(aclient):
     stream = run(stream_all(aclient, "SendStreamingMessage", send_params("hello")))
     [only] = [result_of(f) for f in stream.data]
     assert kind(only) == "message"
-    assert only["message"]["parts"][1]["data"] == {"skills": []}
+    assert only["message"]["parts"][1]["data"] == {"language": "en", "skills": []}
     assert Task.objects.count() == 0
 
 

@@ -457,7 +457,7 @@ class TestFailingSkill:
             "go",
             "monday",
         ]
-        assert row.skill_state == {"asked": True}
+        assert row.skill_state == {"asked": True, "a2a_language": "en"}
         assert TaskMessage.objects.filter(task=row).count() == 4
 
     def test_bad_return_value_fails_the_task(self, rpc):

@@ -40,7 +40,8 @@ def test_a_conversation_keeps_the_task_state_and_history() -> None:
     [artifact] = done.artifacts
     assert artifact.name == "greeting"
     assert [p.content for p in artifact.parts] == ["Hello Ada", {"turns": 2}]
-    assert talk.state == {"turns": 2}
+    # a2a_app keeps the conversation's language there too (a2a_* keys are the library's).
+    assert talk.state == {"turns": 2, "a2a_language": "en"}
     # The user's messages and the agent's question, as a worker would pass them on.
     assert [m.text for m in talk.history] == ["hi", "What is your name?", "Ada"]
     assert [text for _, message in talk.sink.statuses for text in [message.text]] == [

@@ -12,10 +12,13 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
+from django.utils.translation import gettext, gettext_noop
+
 from a2a_app.core import contexts
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
 from a2a_app.skills import context as outcomes
+from a2a_app.skills import language
 from a2a_app.skills.context import SkillContext, agent_message
 
 if TYPE_CHECKING:
@@ -30,7 +33,9 @@ logger = logging.getLogger("a2a_app.calls")
 OUTCOME_TYPES = get_args(outcomes.Outcome)
 #: Where a task that was handed over keeps from which skill to which (docs/skills.md).
 HAND_OVER_STATE_KEY = "a2a_hand_over"
-SAFE_FAILURE_TEXT = "The skill failed unexpectedly. The site has logged the error."
+# Said to the guest (in its language, see _said); the traceback goes to the log.
+SAFE_FAILURE_TEXT = gettext_noop("The skill failed unexpectedly. The site has logged the error.")
+NO_HANDLER_TEXT = gettext_noop("This service is not available on this site right now.")
 
 
 @dataclass(slots=True)
@@ -58,6 +63,7 @@ def build_context(
     """The :class:`SkillContext` of one turn of ``task``: ``message`` is the turn's user
     message, ``history`` the earlier messages. A turn after an earlier user message is a
     follow-up (a re-run after a lost worker is not: it has no earlier user message)."""
+    turn_language = conversation_language(task, message, caller, metadata)
     return SkillContext(
         message=message,
         skill=skill,
@@ -70,7 +76,29 @@ def build_context(
         accepted_output_modes=accepted_output_modes or [],
         is_follow_up=any(m.role is Role.USER for m in history),
         sink=sink,
+        language=turn_language,
     )
+
+
+def conversation_language(
+    task: Task, message: Message, caller: Caller, metadata: dict[str, Any] | None
+) -> str:
+    """The language of this turn (:mod:`a2a_app.skills.language`): what the message and
+    its hints say, else the language the task already speaks; kept in the task's state
+    so that "2" or "19:30" on a later turn does not switch it. ``metadata`` None means a
+    worker runs the turn: the language SendMessage stored for it is kept."""
+    state = task.skill_state if isinstance(task.skill_state, dict) else {}
+    previous = state.get(language.LANGUAGE_STATE_KEY, "")
+    if metadata is None and previous and isinstance(previous, str):
+        # A worker's turn: SendMessage decided the language with the request's hints
+        # (metadata, Accept-Language), which the worker does not see.
+        return previous
+    found = language.message_language(
+        message, metadata, caller, previous=previous if isinstance(previous, str) else ""
+    )
+    state[language.LANGUAGE_STATE_KEY] = found
+    task.skill_state = state
+    return found
 
 
 def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
@@ -85,9 +113,7 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
     spec = ctx.skill.spec
     started = time.perf_counter()
     if spec is None:
-        outcome: outcomes.Outcome | None = outcomes.Failed(
-            f"Skill {ctx.skill.id!r} has no handler on this site."
-        )
+        outcome: outcomes.Outcome | None = outcomes.Failed(_said(NO_HANDLER_TEXT, ctx))
         logger.error("skill=%s handler=%s missing", ctx.skill.id, ctx.skill.handler_key)
     else:
         try:
@@ -98,7 +124,7 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
             logger.exception(
                 "skill=%s task=%s context=%s raised", ctx.skill.id, ctx.task_id, ctx.context_id
             )
-            outcome = outcomes.Failed(SAFE_FAILURE_TEXT, crashed=True)
+            outcome = outcomes.Failed(_said(SAFE_FAILURE_TEXT, ctx), crashed=True)
     logger.info(
         "skill=%s task=%s context=%s outcome=%s ms=%.1f",
         ctx.skill.id,
@@ -110,16 +136,25 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
     return outcome
 
 
+def _said(text: str, ctx: SkillContext) -> str:
+    """``text`` translated into the turn's language."""
+    with language.activate(ctx.language):
+        return gettext(text)
+
+
 def call_handler(spec: SkillSpec, ctx: SkillContext) -> Any:
     """What the skill's handler returns for ``ctx``; a skill declared with a form gets
-    its fields collected and validated first (:mod:`a2a_app.forms.collect`)."""
-    if spec.form is None:
-        return spec.handler(ctx)
-    from a2a_app.forms.collect import run_form
+    its fields collected and validated first (:mod:`a2a_app.forms.collect`). It runs in
+    the turn's language (``ctx.language``), so gettext in the handler and its form answers
+    in the guest's language."""
+    with language.activate(ctx.language):
+        if spec.form is None:
+            return spec.handler(ctx)
+        from a2a_app.forms.collect import run_form
 
-    return run_form(
-        ctx, spec, lambda: contexts.facts(ctx.caller, ctx.context_id, exclude=ctx.task_id)
-    )
+        return run_form(
+            ctx, spec, lambda: contexts.facts(ctx.caller, ctx.context_id, exclude=ctx.task_id)
+        )
 
 
 def call_with_hand_over(spec: SkillSpec, ctx: SkillContext) -> Any:
@@ -147,10 +182,10 @@ def hand_over(ctx: SkillContext, handing: outcomes.HandOver) -> Any:
     if target is None or spec is None or not target.enabled or not target.allows(ctx.caller):
         # ctx.hand_over checks this; an outcome built by hand may not have been checked.
         logger.error("skill=%s handed over to unusable %r", ctx.skill.id, handing.skill_id)
-        return outcomes.Failed(SAFE_FAILURE_TEXT)
+        return outcomes.Failed(_said(SAFE_FAILURE_TEXT, ctx))
     if ctx.handed_over_from:
         logger.error("skill=%s handed over twice in one turn", ctx.skill.id)
-        return outcomes.Failed(SAFE_FAILURE_TEXT)
+        return outcomes.Failed(_said(SAFE_FAILURE_TEXT, ctx))
 
     previous = ctx.skill
     saved = ctx.state.get(outcomes.FORM_STATE_KEY)
@@ -177,7 +212,7 @@ def hand_over(ctx: SkillContext, handing: outcomes.HandOver) -> Any:
     result = call_handler(spec, ctx)
     if isinstance(result, outcomes.HandOver):
         logger.error("skill=%s handed over again in the same turn", target.id)
-        return outcomes.Failed(SAFE_FAILURE_TEXT)
+        return outcomes.Failed(_said(SAFE_FAILURE_TEXT, ctx))
     return _with_note(result, handing.note)
 
 

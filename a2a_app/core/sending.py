@@ -32,6 +32,7 @@ from a2a_app.core.execution import (
     Resolution,
     apply_resolution,
     build_context,
+    conversation_language,
     resolve_outcome,
     run_handler,
 )
@@ -44,11 +45,11 @@ from a2a_app.protocol.errors import (
     UnsupportedOperationError,
 )
 from a2a_app.protocol.params import SendMessageRequest
-from a2a_app.protocol.types import Artifact, Message, Part, TaskState
+from a2a_app.protocol.types import Artifact, Message, TaskState
 from a2a_app.protocol.versions import V1_0
 from a2a_app.skills.catalogue import Catalogue, SkillInfo, get_catalogue
-from a2a_app.skills.context import Failed, agent_message
-from a2a_app.skills.routing import requested_skill
+from a2a_app.skills.context import Failed
+from a2a_app.skills.routing import fallback_message, requested_skill
 
 JSON = dict[str, Any]
 
@@ -126,7 +127,8 @@ def plan(
     context_id = message.context_id or contexts.new_context_id()
     skill = a2a_settings.ROUTER(message, request.metadata, available)
     if skill is None:
-        return SendPlan(request, caller, version, listing=skill_listing(available, context_id))
+        listing = fallback_message(available, message, request.metadata, caller, context_id)
+        return SendPlan(request, caller, version, listing=listing)
     check_content_types(message, configuration.accepted_output_modes, skill)
     push_config = push_config_for(request, version)
     # Last of the checks: a request refused for its content costs no skill allowance.
@@ -164,6 +166,9 @@ def _planned(
     push_config: PushConfig | None,
     background: bool,
 ) -> SendPlan:
+    if background:
+        # Decided here, where the request's hints are known; the worker keeps it.
+        conversation_language(update.task, request.message, caller, request.metadata)
     update.add_message(request.message)
     if push_config is not None:
         update.add_push_config(push_config)
@@ -274,19 +279,6 @@ def push_config_for(request: SendMessageRequest, version: str) -> PushConfig | N
     if requested is None:
         return None
     return push_configs.new_config(requested, "configuration.taskPushNotificationConfig.", version)
-
-
-def skill_listing(skills: list[SkillInfo], context_id: str) -> Message:
-    if skills:
-        lines = [f"- {s.name} ({s.id}): {s.description}" for s in skills]
-        text = (
-            "I could not tell which skill you meant. Name one in metadata.skillId, or "
-            "ask about one of these:\n" + "\n".join(lines)
-        )
-    else:
-        text = "This agent has no skills available to you right now."
-    data = {"skills": [{"id": s.id, "name": s.name, "description": s.description} for s in skills]}
-    return agent_message([Part.text_part(text), Part.data_part(data)], context_id=context_id)
 
 
 def prepare_submission(update: TaskUpdate) -> None:

@@ -38,6 +38,7 @@ from a2a_app.skills.context import (
     InputRequired,
     SkillContext,
 )
+from a2a_app.skills.language import message_language
 from a2a_app.skills.registry import SkillSpec
 
 logger = logging.getLogger("a2a_app.forms")
@@ -61,22 +62,11 @@ def context_fields(spec: SkillSpec) -> tuple[str, ...]:
 
 
 def language_of(ctx: SkillContext) -> str:
-    """The caller's language ("de", "en"...): the message's metadata ``language`` or
-    ``locale``, then the request's, then its Accept-Language; "" when none is known
-    (or Django has no such language)."""
-    candidates = [
-        source.get(key)
-        for source in (ctx.message.metadata or {}, ctx.metadata or {})
-        for key in ("language", "locale")
-    ]
-    candidates.append(getattr(ctx.caller, "language", ""))
-    for candidate in candidates:
-        if not isinstance(candidate, str) or not candidate.strip():
-            continue
-        primary = candidate.strip().replace("_", "-").split("-")[0].lower()
-        if primary.isalpha() and translation.check_for_language(primary):
-            return primary
-    return ""
+    """The caller's language ("de", "en"...), as :mod:`a2a_app.skills.language` decided
+    it for this turn (``ctx.language``); decided here for a context built by hand."""
+    if not ctx.language:
+        ctx.language = message_language(ctx.message, ctx.metadata, ctx.caller)
+    return ctx.language
 
 
 def run_form(

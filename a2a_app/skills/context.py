@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 FORM_STATE_KEY = "a2a_form"
 #: the values a later task of the same context (and caller) may reuse,
 FACTS_STATE_KEY = "a2a_facts"
-#: and the object the task is about (``ctx.attach``): ``a2a_app.models.ATTACHED_KEY``.
+#: and the object the task is about (``ctx.attach``): ``a2a_app.models.ATTACHED_KEY``;
+#: and the language the task speaks: ``a2a_app.skills.language.LANGUAGE_STATE_KEY``.
 
 
 # --- outcomes ----------------------------------------------------------------------------
@@ -201,7 +202,8 @@ class SkillContext:
     #: A form skill's bound, valid form and its cleaned_data (``@skill(form=...)``).
     form: Any = None
     cleaned_data: dict[str, Any] = field(default_factory=dict)
-    #: The caller's language ("de", "en"...) when it said one, else "".
+    #: The guest's language for this turn ("de", "en"...), as a2a_app.skills.language
+    #: decided it; the handler runs inside ``translation.override`` of it.
     language: str = ""
     #: The skill this turn was handed over from (``ctx.hand_over``), else "".
     handed_over_from: str = ""

@@ -1,109 +1,344 @@
-"""Choosing the skill for a new task (the default ``A2A_APP["ROUTER"]``).
+"""Choosing the skill for a new task (the default ``A2A_APP["ROUTER"]``), and the short
+answer a message gets when no skill fits.
 
 In order, deterministically:
 
 1. ``metadata.skillId`` on the message, then on the request, names the skill;
 2. if only one skill is enabled, it is the one;
-3. otherwise the skill whose name, id, tags and examples share the most words with the
-   message text wins (a long word also matches its prefixes: "vegane" ~ "vegan");
-   ties go to the skill listed first (``Skill.order``, then id);
-4. no shared word: no skill, and the caller gets a direct Message listing the skills.
+3. otherwise each skill is scored by the words the message shares with it, and the best
+   wins if its score reaches ``A2A_APP["ROUTING_MIN_SCORE"]``; ties go to the skill
+   listed first (``Skill.order``, then id);
+4. else no skill: the caller gets :func:`fallback_message`, a direct Message (no task) in
+   its language saying what the agent can do, with one or two example requests.
+
+The score (docs/skills.md, "Which skill gets a message"): a skill's words are its id,
+name and tags (weight 1), the names, labels and choices of its form's fields (0.7) and
+its examples (0.6). A message word counts for every skill that has it, times an
+IDF-like factor ``log((N + 1) / n)`` (N skills, n of them have the word), so a word
+only one skill has ("catering") outweighs one they share ("table", "guests"). Words are
+compared folded (case, accents), lightly stemmed ("reservieren" ~ "reservation",
+"dishes" ~ "dish") and by prefix when long enough ("vegane" ~ "vegan"). A form with a
+date or time field also has the words for days and times of day ("Saturday", "morgen"). Stop words
+(EN/DE), greetings, e-mail addresses, URLs, references ("TD-7K2Q", "#1234") and numbers
+are ignored: "contact me at weber@example.com" says nothing about catering.
 
 ``skills`` are the ones the caller may use: a skill it may not use is as unknown here as
 one that does not exist (SendMessage has already refused a signed-in caller who names
 one with PermissionDenied). Follow-up messages never come here: they go to the skill
-their task started with.
+their task started with. The word index of a catalogue is built once and cached, so
+routing reads no database and costs a few microseconds per message.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from django import forms
+from django.forms.utils import pretty_name
+from django.utils.translation import gettext
+
 from a2a_app.protocol.errors import InvalidParamsError
-from a2a_app.protocol.types import Message
+from a2a_app.protocol.types import Message, Part
+from a2a_app.skills import language
 from a2a_app.skills.catalogue import SkillInfo
 
-_WORD_RE = re.compile(r"\w+", re.UNICODE)
-# Words too common to say anything about which skill is meant.
-_STOP_WORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "at",
-        "be",
-        "can",
-        "could",
-        "do",
-        "for",
-        "from",
-        "have",
-        "i",
-        "in",
-        "is",
-        "it",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "please",
-        "show",
-        "tell",
-        "the",
-        "to",
-        "want",
-        "what",
-        "which",
-        "with",
-        "would",
-        "you",
-        "your",
-        "der",
-        "die",
-        "das",
-        "ein",
-        "eine",
-        "und",
-        "ich",
-        "ist",
-        "mit",
-        "zu",
-        "für",
-        "bitte",
-        "wir",
-        "ihr",
-        "sie",
-        "es",
-    }
+
+def _wordset(text: str) -> frozenset[str]:
+    """The words of a whitespace-separated list (kept as prose for easy editing)."""
+    return frozenset(text.split())
+
+
+#: How much a word counts, by where the skill has it.
+NAME_WEIGHT, FIELD_WEIGHT, EXAMPLE_WEIGHT = 1.0, 0.7, 0.6
+#: A word one typo away from a skill's word counts this much of that word's weight.
+TYPO_FACTOR = 0.8
+#: A word matches a longer one it begins when it has at least this many letters
+#: ("vegan" finds "vegane"; "alle" does not find "allergens").
+_PREFIX_MIN = 5
+#: The fallback's text stays short whatever the catalogue: at most this many characters.
+FALLBACK_MAX_CHARS = 400
+
+_WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
+# What is cut out of a message before its words are read: e-mail addresses, URLs,
+# dotted host names, "#1234", and any token with a digit in it (references such as
+# "TD-7K2Q", dates, times, phone numbers): they name things, not skills.
+_IGNORED_RE = re.compile(
+    r"\S+@\S+"
+    r"|\b(?:https?|ftp)://\S+|\bwww\.\S+"
+    r"|\b[\w-]+(?:\.[\w-]+)+\.[a-z]{2,}\b|\b[\w-]+\.(?:com|org|net|de|example|io)\b"
+    r"|#\w+"
+    r"|[^\s,;:!?()\"']*\d[^\s,;:!?()\"']*",
+    re.IGNORECASE | re.UNICODE,
+)
+# Words too common to say which skill is meant (English and German, folded).
+_STOP_WORDS = _wordset(
+    """
+    a an and are as at be been but by can could did do does for from get go going got
+    had has have having he her here his how i id if im in into is it its ive just let
+    lets like ll me might more most much must my need no not now of off ok okay on one
+    or our out please re s she should show so some t tell than thank thanks that the
+    their them then there these they this those to too up us ve want was we were what
+    whats when where which who why will with would yes you your yours also any there
+    der die das den dem des ein eine einen einem einer eines und oder aber ist sind war
+    bin bist sein ich mich mir mein meine meinen meiner du dich dir dein deine ihr euch
+    euer eure wir uns unser unsere sie ihnen ihre er es was wo wann wie warum welche
+    welcher welches wer habt haben hat hast kann kannst konnt konnen konnte mochte
+    mochten wurde wurden will wollen soll muss nicht kein keine ja nein doch bitte danke
+    zu zum zur fur mit von vom bei beim nach aus auf uber gibt geht gern gerne noch schon
+    auch nur mal etwas so da dann denn mehr viel alles all everything anything else sonst
+    """
+)
+# Greetings and courtesies: a message of nothing else gets the friendly fallback.
+_GREETING_WORDS = _wordset(
+    """
+    hello hi hey hiya howdy greetings good morning afternoon evening day night there
+    hallo servus moin gruss gruß gott guten tag abend morgen nabend tach grussgott
+    ciao salut bonjour buongiorno buonasera hola
+    """
+)
+_GREETING_RE = re.compile(
+    r"^\W*(?:(?:hello|hi|hey|hiya|howdy|greetings|hallo|servus|moin|ciao|hola|"
+    r"good\s+(?:morning|afternoon|evening|day)|guten\s+(?:morgen|tag|abend)|"
+    r"gr[uü](?:ß|ss)\s+gott|buongiorno|buonasera)\b\W*)+",
+    re.IGNORECASE | re.UNICODE,
+)
+# Light stemming, longest ending first; what is left keeps at least 4 letters.
+_ENDINGS = (
+    "ierungen",
+    "ierung",
+    "ations",
+    "ieren",
+    "ation",
+    "ungen",
+    "ings",
+    "ung",
+    "ing",
+    "ies",
+    "ers",
+    "ern",
+    "en",
+    "er",
+    "es",
+    "ed",
+    "e",
+    "s",
+    "n",
 )
 
 
+def fold(text: str) -> str:
+    """Case and accents folded ("Gäste" -> "gaste", "Straße" -> "strasse")."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def stem(word: str) -> str:
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)]
+    return word
+
+
+def _folded_words(text: str) -> set[str]:
+    """The words of ``text`` that may say which skill is meant, folded, not stemmed."""
+    cleaned = _IGNORED_RE.sub(" ", unicodedata.normalize("NFKC", text or ""))
+    return {w for w in _WORD_RE.findall(fold(cleaned)) if len(w) > 1 and w not in _STOP_WORDS}
+
+
 def words(text: str) -> set[str]:
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return {w for w in _WORD_RE.findall(folded) if w not in _STOP_WORDS and len(w) > 1}
+    """The words of ``text`` that may say which skill is meant, folded and stemmed."""
+    return {stem(word) for word in _folded_words(text)}
 
 
-def _vocabulary(skill: SkillInfo) -> set[str]:
-    text = " ".join((skill.id.replace("-", " "), skill.name, *skill.tags, *skill.examples))
-    return words(text)
+def is_greeting(text: str) -> bool:
+    """Only greetings and courtesies ("Hello", "Hallo!", "Guten Abend", "hi there")."""
+    cleaned = _IGNORED_RE.sub(" ", text or "")
+    tokens = [w for w in _WORD_RE.findall(fold(cleaned)) if w not in _STOP_WORDS]
+    return bool(_GREETING_RE.match(text or "")) and all(
+        t in _GREETING_WORDS or fold(t) in _GREETING_WORDS for t in tokens
+    )
 
 
-def _matches(word: str, vocabulary_word: str) -> bool:
-    """Equal, or one a prefix of the other when both are long enough ("vegane", "vegan")."""
-    if word == vocabulary_word:
-        return True
-    if min(len(word), len(vocabulary_word)) < 4:
-        return False
-    return word.startswith(vocabulary_word) or vocabulary_word.startswith(word)
+# --- the index of a catalogue ---------------------------------------------------------------
 
 
-def _score(text_words: set[str], vocabulary: set[str]) -> int:
-    return sum(1 for w in text_words if any(_matches(w, v) for v in vocabulary))
+# A form that asks for a date or a time is about something at a time: the words guests
+# use for one point at it ("Saturday", "tomorrow at noon", "morgen Abend").
+_TEMPORAL_WORDS = (
+    "today tonight tomorrow evening morning noon lunch dinner afternoon midnight weekend "
+    "monday tuesday wednesday thursday friday saturday sunday "
+    "heute morgen übermorgen abend mittag mittags abends nachmittag wochenende uhr "
+    "montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag"
+)
+
+
+def _form_words(form: Any) -> list[str]:
+    """The words of a form's declared fields: names, labels, static choices, in each of
+    the site's languages (labels are often translated), and for a date or time field
+    the words that name a day or a time of day."""
+    fields = getattr(form, "base_fields", None) or {}
+    texts: list[str] = []
+    temporal = (forms.DateField, forms.TimeField, forms.DateTimeField)
+    if any(isinstance(field, temporal) for field in fields.values()):
+        texts.append(_TEMPORAL_WORDS)
+    for code in language.site_languages():
+        with language.activate(code):
+            for name, field in fields.items():
+                texts.append(name.replace("_", " "))
+                texts.append(str(field.label or pretty_name(name)))
+                if isinstance(field, forms.ChoiceField) and not isinstance(
+                    field, forms.ModelChoiceField
+                ):
+                    for _value, label in field.choices:
+                        if isinstance(label, (list, tuple)):  # an optgroup
+                            texts.extend(str(lab) for _v, lab in label)
+                        else:
+                            texts.append(str(label))
+    return texts
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    """Every skill's words with their weights, and a prefix table for long words."""
+
+    skills: tuple[SkillInfo, ...]
+    #: word -> ((skill position, weight), ...)
+    exact: dict[str, tuple[tuple[int, float], ...]]
+    #: a beginning of 5+ letters -> the words that start with it
+    prefixes: dict[str, tuple[str, ...]]
+    #: a word of 5+ letters with one letter left out -> the words it comes from
+    deletions: dict[str, tuple[str, ...]]
+
+    @classmethod
+    def build(cls, skills: tuple[SkillInfo, ...]) -> _Index:
+        weights: dict[str, dict[int, float]] = {}
+        for position, skill in enumerate(skills):
+            sources: list[tuple[float, Iterable[str]]] = [
+                (NAME_WEIGHT, (skill.id.replace("-", " ").replace("_", " "), skill.name)),
+                (NAME_WEIGHT, skill.tags),
+                (EXAMPLE_WEIGHT, skill.examples),
+            ]
+            if skill.form is not None:
+                sources.append((FIELD_WEIGHT, _form_words(skill.form)))
+            for weight, texts in sources:
+                for text in texts:
+                    for word in _folded_words(str(text)):
+                        # Stemmed and as written: "gluten" is stemmed "glut", too short
+                        # to find "glutenfrei" by prefix; "gluten" finds it.
+                        for form in {word, stem(word)}:
+                            postings = weights.setdefault(form, {})
+                            postings[position] = max(postings.get(position, 0.0), weight)
+        exact = {w: tuple(sorted(p.items())) for w, p in weights.items()}
+        prefixes: dict[str, list[str]] = {}
+        for word in exact:
+            for end in range(_PREFIX_MIN, len(word)):
+                prefixes.setdefault(word[:end], []).append(word)
+        deletions: dict[str, list[str]] = {}
+        for word in exact:
+            if len(word) >= _PREFIX_MIN:
+                for variant in _deleted(word):
+                    deletions.setdefault(variant, []).append(word)
+        return cls(
+            skills,
+            exact,
+            {k: tuple(v) for k, v in prefixes.items()},
+            {k: tuple(v) for k, v in deletions.items()},
+        )
+
+    def matches(self, word: str) -> dict[int, float]:
+        """The skills that have ``word`` (or a word it begins, or that begins it)."""
+        found: dict[int, float] = {}
+        candidates = [word]
+        if len(word) >= _PREFIX_MIN:
+            candidates.extend(self.prefixes.get(word, ()))
+            candidates.extend(word[:end] for end in range(_PREFIX_MIN, len(word)))
+        for candidate in candidates:
+            for position, weight in self.exact.get(candidate, ()):
+                if weight > found.get(position, 0.0):
+                    found[position] = weight
+        return found
+
+    def misspelt(self, word: str) -> dict[int, float]:
+        """The skills that have a word one typo away from ``word`` (a letter missing or
+        added, two swapped: "tabel", "menue", "reservaton"; see :func:`_one_typo`), at
+        ``TYPO_FACTOR`` of their weight. Only for words of 5+ letters that match
+        nothing as written."""
+        found: dict[int, float] = {}
+        if len(word) < _PREFIX_MIN:
+            return found
+        candidates = set(self.deletions.get(word, ()))
+        for variant in _deleted(word):
+            if variant in self.exact:
+                candidates.add(variant)
+            candidates.update(self.deletions.get(variant, ()))
+        for candidate in candidates:
+            if not _one_typo(word, candidate):
+                continue
+            for position, weight in self.exact.get(candidate, ()):
+                found[position] = max(found.get(position, 0.0), weight * TYPO_FACTOR)
+        return found
+
+    def scores(self, text: str) -> list[float]:
+        totals = [0.0] * len(self.skills)
+        count = len(self.skills)
+        for word in _folded_words(text):
+            found = self.matches(word)
+            stemmed = stem(word)
+            if stemmed != word:
+                for position, weight in self.matches(stemmed).items():
+                    found[position] = max(found.get(position, 0.0), weight)
+            if not found:
+                found = self.misspelt(word)
+            if not found:
+                continue
+            # 1 for a word one skill has, near 0 for one every skill has.
+            idf = math.log((count + 1) / len(found)) / math.log(count + 1)
+            for position, weight in found.items():
+                totals[position] += weight * idf
+        return totals
+
+
+def _deleted(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _one_typo(a: str, b: str) -> bool:
+    """A letter left out or added, or two neighbours swapped; in words of 7+ letters two
+    such slips ("tommorow"). A changed letter is no typo here: "fisch" is not "tisch",
+    "under" not "ander"."""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        if len(diff) == 2 and diff[1] == diff[0] + 1:
+            return a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    # Insertions and deletions: len(a) + len(b) - 2 * (longest common subsequence).
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b):
+            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
+        previous = current
+    slips = len(a) + len(b) - 2 * previous[-1]
+    return slips <= (2 if min(len(a), len(b)) >= 7 else 1)
+
+
+@functools.lru_cache(maxsize=16)
+def _index(skills: tuple[SkillInfo, ...]) -> _Index:
+    return _Index.build(skills)
+
+
+def scores(text: str, skills: Sequence[SkillInfo]) -> dict[str, float]:
+    """Each skill's score for ``text`` (for tests, docs and a site's own router)."""
+    index = _index(tuple(skills))
+    return {s.id: round(v, 3) for s, v in zip(index.skills, index.scores(text), strict=True)}
+
+
+# --- the router -------------------------------------------------------------------------------
 
 
 def requested_skill(message: Message, metadata: dict[str, Any]) -> tuple[Any, str]:
@@ -117,6 +352,9 @@ def requested_skill(message: Message, metadata: dict[str, Any]) -> tuple[Any, st
 def route_message(
     message: Message, metadata: dict[str, Any], skills: Sequence[SkillInfo]
 ) -> SkillInfo | None:
+    """The skill for a new message, or None (the caller then gets the fallback)."""
+    from a2a_app.conf import a2a_settings
+
     requested, field = requested_skill(message, metadata)
     if requested is not None:
         for candidate in skills:
@@ -128,10 +366,92 @@ def route_message(
         )
     if len(skills) == 1:
         return skills[0]
-    text_words = words(message.text)
-    best, best_score = None, 0
-    for candidate in skills:
-        score = _score(text_words, _vocabulary(candidate))
-        if score > best_score:
-            best, best_score = candidate, score
-    return best
+    if not skills or is_greeting(message.text):
+        return None  # a greeting is answered with what the agent can do
+    index = _index(tuple(skills))
+    totals = index.scores(message.text)
+    best = max(range(len(totals)), key=lambda i: (totals[i], -i))
+    if totals[best] < a2a_settings.ROUTING_MIN_SCORE:
+        return None
+    return index.skills[best]
+
+
+# --- the fallback -----------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=512)
+def _example_language(example: str) -> str:
+    return language.detect(example)
+
+
+def _examples_for(skills: Sequence[SkillInfo], lang: str, wanted: int = 2) -> list[str]:
+    """Up to ``wanted`` examples in ``lang``, from different skills, in catalogue order;
+    an example in no clear language (or of another one) only when there are too few."""
+    chosen: list[str] = []
+    for strict in (True, False):
+        for skill in skills:
+            if len(chosen) >= wanted:
+                return chosen
+            if any(e in chosen for e in skill.examples):
+                continue
+            for example in skill.examples:
+                if not strict or _example_language(example) == lang:
+                    chosen.append(example)
+                    break
+    return chosen
+
+
+def fallback_text(skills: Sequence[SkillInfo], lang: str, *, greeting: bool = False) -> str:
+    """What the agent can do, in ``lang``, with one or two example requests; short."""
+    with language.activate(lang):
+        if not skills:
+            return gettext("Sorry, there is nothing I can do for you here right now.")
+        names = [gettext(s.name) for s in skills]
+        opening = (
+            gettext("Hello! I can help with: %(skills)s.")
+            if greeting
+            else gettext("Sorry, I can't help with that. I can help with: %(skills)s.")
+        )
+        text = opening % {"skills": ", ".join(names)}
+        examples = [gettext(e) for e in _examples_for(skills, lang)]
+        if len(examples) == 2:
+            text += " " + gettext("For example: “%(first)s” or “%(second)s”.") % {
+                "first": examples[0],
+                "second": examples[1],
+            }
+        elif examples:
+            text += " " + gettext("For example: “%(first)s”.") % {"first": examples[0]}
+    if len(text) > FALLBACK_MAX_CHARS:
+        text = text[: FALLBACK_MAX_CHARS - 1].rstrip() + "…"
+    return text
+
+
+def fallback_message(
+    skills: Sequence[SkillInfo],
+    message: Message,
+    metadata: Mapping[str, Any] | None,
+    caller: Any,
+    context_id: str,
+) -> Message:
+    """The direct Message (no task) a message gets when no skill fits it: text in the
+    caller's language and a data part listing the skills for programs."""
+    from a2a_app.skills.context import agent_message
+
+    lang = language.message_language(message, metadata, caller)
+    # "Hello", or a message of nothing but stop words ("what can you do?"): the friendly
+    # opening; a question about something else: "Sorry, I can't help with that."
+    friendly = is_greeting(message.text) or not words(message.text)
+    text = fallback_text(skills, lang, greeting=friendly)
+    data = {
+        "language": lang,
+        "skills": [
+            {
+                "id": s.id,
+                "name": s.name,
+                "description": s.description,
+                "examples": list(s.examples[:2]),
+            }
+            for s in skills
+        ],
+    }
+    return agent_message([Part.text_part(text), Part.data_part(data)], context_id=context_id)

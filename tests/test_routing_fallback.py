@@ -1,0 +1,370 @@
+"""The default router fails safe: distinguishing words weigh most, e-mail addresses, URLs
+and references are not read, greetings and weak matches get one short direct Message in
+the caller's language (with examples, no task), and routing costs no query."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from django import forms
+from django.db import connection
+from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
+
+from a2a_app.models import Skill, Task
+from a2a_app.protocol.types import Message, Part, Role
+from a2a_app.skills.catalogue import SkillInfo, get_catalogue
+from a2a_app.skills.registry import SkillSpec, registered
+from a2a_app.skills.routing import (
+    FALLBACK_MAX_CHARS,
+    fallback_text,
+    is_greeting,
+    route_message,
+    scores,
+    words,
+)
+from tests.conftest import user_message
+
+
+def info(skill_id: str, **values: Any) -> SkillInfo:
+    values.setdefault("name", skill_id)
+    return SkillInfo(
+        id=skill_id,
+        handler_key=values.pop("handler_key", skill_id),
+        description=values.pop("description", ""),
+        tags=tuple(values.pop("tags", ())),
+        examples=tuple(values.pop("examples", ())),
+        input_modes=(),
+        output_modes=(),
+        access="public",
+        **values,
+    )
+
+
+def message(text: str) -> Message:
+    return Message(message_id="m", role=Role.USER, parts=[Part.text_part(text)])
+
+
+# A restaurant's seven skills, as a site owner would tag them.
+MENU = info(
+    "view-menu",
+    name="View menu",
+    tags=("menu", "dishes", "food", "wine", "vegan", "Speisekarte", "Gerichte"),
+    examples=("What's on the menu?", "Was steht auf der Speisekarte?"),
+)
+BOOKING = info(
+    "make-reservation",
+    name="Book a table",
+    tags=("table", "book", "reservation", "Tisch", "reservieren", "guests"),
+    examples=(
+        "Book a table for 4 on Friday at 7pm",
+        "Einen Tisch für 2 morgen um 19 Uhr",
+        "Table for 2 tonight, contact me by e-mail",
+    ),
+)
+HOURS = info(
+    "opening-hours",
+    name="Opening hours",
+    tags=("open", "hours", "closed", "geöffnet", "Öffnungszeiten"),
+    examples=("When are you open?", "Wann habt ihr geöffnet?"),
+)
+LOCATION = info(
+    "location",
+    name="Location",
+    tags=("address", "where", "parking", "located", "Adresse", "parken", "Anfahrt"),
+    examples=("Where are you located?", "Wo kann ich parken?"),
+)
+CANCEL = info(
+    "cancel-reservation",
+    name="Cancel a reservation",
+    tags=("cancel", "reservation", "stornieren", "absagen"),
+    examples=("Cancel my reservation TD-7K2Q", "Bitte meine Reservierung stornieren"),
+)
+CHANGE = info(
+    "change-reservation",
+    name="Change a reservation",
+    tags=("change", "move", "reservation", "ändern", "verschieben"),
+    examples=("Change my booking to 8pm", "Reservierung auf 20 Uhr verschieben"),
+)
+CATERING = info(
+    "catering-request",
+    name="Catering and large groups",
+    tags=("catering", "event", "party", "company", "Firmenfeier", "Feier", "guests"),
+    examples=(
+        "Catering for 40 people, contact events@acme.example",
+        "Firmenfeier mit 60 Gästen",
+    ),
+)
+SEVEN = [MENU, BOOKING, HOURS, LOCATION, CANCEL, CHANGE, CATERING]
+
+
+def routed(text: str, skills=SEVEN) -> str | None:
+    chosen = route_message(message(text), {}, skills)
+    return chosen.id if chosen is not None else None
+
+
+class TestDistinguishingWords:
+    @pytest.mark.parametrize(
+        "text, expected",
+        [
+            ("Table for 2 tomorrow", "make-reservation"),
+            ("Einen Tisch für 4 morgen Abend", "make-reservation"),
+            ("Cancel my reservation TD-7K2Q", "cancel-reservation"),
+            ("I need to change my reservation TD-7K2Q to 8pm", "change-reservation"),
+            ("Bitte meine Reservierung stornieren", "cancel-reservation"),
+            ("When are you open?", "opening-hours"),
+            ("Wann habt ihr geöffnet?", "opening-hours"),
+            ("Wo kann ich parken?", "location"),
+            ("What wine do you have?", "view-menu"),
+            ("Habt ihr vegane Gerichte?", "view-menu"),
+            ("A company party for 30 guests", "catering-request"),
+        ],
+    )
+    def test_the_skill_a_message_is_about(self, text, expected):
+        assert routed(text) == expected
+
+    def test_a_shared_word_counts_less_than_a_distinguishing_one(self):
+        # "reservation" is in three skills, "cancel" in one.
+        points = scores("cancel reservation", SEVEN)
+        assert points["cancel-reservation"] > points["change-reservation"] > 0
+        assert points["cancel-reservation"] - points["change-reservation"] == pytest.approx(1.0)
+
+    def test_a_word_every_skill_shares_does_not_route(self):
+        everywhere = [info(s.id, tags=(*s.tags, "trattoria")) for s in SEVEN]
+        assert routed("Trattoria", everywhere) is None
+
+
+class TestTypos:
+    @pytest.mark.parametrize(
+        "text, expected",
+        [
+            ("cna i get a tabel for 3 tommorow", "make-reservation"),
+            ("whats on teh menue", "view-menu"),
+            ("I want to cancle my reservaton", "cancel-reservation"),
+        ],
+    )
+    def test_one_slip_is_forgiven(self, text, expected):
+        assert routed(text) == expected
+
+    def test_a_changed_letter_is_another_word(self):
+        # "fisch" is not "tisch", "stone" not "storn(ieren)".
+        assert routed("Habt ihr Fisch?") is None
+        assert routed("Emma Stone") is None
+
+
+class TestIgnoredWords:
+    def test_e_mail_addresses_are_not_read(self):
+        # "example" and "acme" are in the catering skill's example, "contact" in booking's.
+        assert words("write to weber@example.com or events@acme.example") == {"writ"}  # stemmed
+        text = "Table for 2 on Sunday at 11:30pm, contact me at weber@example.com"
+        assert routed(text) == "make-reservation"
+        assert routed("events@acme.example") is None
+
+    def test_urls_and_hosts_are_not_read(self):
+        assert words("see https://catering.example/menu and www.party.de") == {"see"}
+        assert words("acme.example.com") == set()
+
+    def test_references_and_numbers_are_not_read(self):
+        assert words("TD-7K2Q #1234 19:30 2026-12-24 +49 30 123") == set()
+        assert routed("TD-7K2Q") is None
+
+
+class TestFallback:
+    @pytest.mark.parametrize(
+        "text",
+        ["Hello", "Hallo", "Guten Abend", "Hi there!", "good evening", "Moin", "Grüß Gott"],
+    )
+    def test_greetings_get_the_fallback(self, text):
+        assert is_greeting(text)
+        assert routed(text) is None
+
+    def test_a_greeting_with_a_request_is_routed(self):
+        assert not is_greeting("Hallo, einen Tisch für 2 bitte")
+        assert routed("Hallo, einen Tisch für 2 bitte") == "make-reservation"
+        assert routed("Good evening, table for 2 tomorrow evening") == "make-reservation"
+
+    @pytest.mark.parametrize(
+        "text", ["What's the weather like in Berlin?", "quantum chromodynamics", "", "?"]
+    )
+    def test_out_of_scope_is_none(self, text):
+        assert routed(text) is None
+
+    def test_text_is_short_in_the_language_with_two_examples(self):
+        english = fallback_text(SEVEN, "en")
+        assert len(english) <= FALLBACK_MAX_CHARS
+        assert english.startswith("Sorry, I can't help with that.")
+        assert "“What's on the menu?”" in english and "“Book a table for 4" in english
+        german = fallback_text(SEVEN, "de", greeting=True)
+        assert german.startswith("Hallo! Ich helfe Ihnen gern bei:")
+        assert "„Was steht auf der Speisekarte?“" in german
+        assert "„Einen Tisch für 2 morgen um 19 Uhr“" in german
+        assert len(german) <= FALLBACK_MAX_CHARS
+
+    def test_stays_short_with_many_long_skills(self):
+        many = [
+            info(f"s{i}", name="A very long skill name " * 3, examples=("x",)) for i in range(40)
+        ]
+        assert len(fallback_text(many, "en")) <= FALLBACK_MAX_CHARS
+
+    def test_an_example_in_another_language_when_none_in_the_callers(self):
+        english_only = [info("a", examples=("Book a table",)), info("b", examples=())]
+        assert "„Book a table“" in fallback_text(english_only, "de")
+
+    def test_routing_is_fast(self):
+        text = "Table for 2 on Sunday at 11:30pm, contact me at weber@example.com"
+        route_message(message(text), {}, SEVEN)  # builds and caches the index
+        started = time.perf_counter()
+        for _ in range(200):
+            route_message(message(text), {}, SEVEN)
+        per_route = (time.perf_counter() - started) / 200
+        assert per_route < 0.002  # ~50 µs measured; generous for a loaded CI machine
+
+
+# --- form fields ------------------------------------------------------------------------------
+
+
+class CateringForm(forms.Form):
+    guests = forms.IntegerField(label="Number of guests")
+    occasion = forms.ChoiceField(
+        choices=[("wedding", "Wedding"), ("birthday", "Birthday"), ("conference", "Conference")]
+    )
+    buffet_style = forms.BooleanField(required=False)
+
+
+def _handler(ctx):
+    return ctx.complete("ok")
+
+
+def test_form_field_names_labels_and_choices_route():
+    spec = SkillSpec(
+        key="cater", handler=_handler, name="Events", description="", form=CateringForm
+    )
+    with registered(spec):
+        events = info("events", handler_key="cater", name="Events")
+        menu = info("menu", tags=("menu", "dishes"))
+        assert route_message(message("a wedding"), {}, [menu, events]) is events
+        assert route_message(message("buffet please"), {}, [menu, events]) is events
+        assert route_message(message("the menu"), {}, [menu, events]) is menu
+
+
+class BookingForm(forms.Form):
+    day = forms.DateField()
+    party_size = forms.IntegerField()
+
+
+def test_a_date_field_brings_the_words_for_days():
+    spec = SkillSpec(key="book", handler=_handler, name="Book", description="", form=BookingForm)
+    with registered(spec):
+        book = info("book", handler_key="book", name="Book")
+        menu = info("menu", tags=("menu", "dishes"))
+        assert route_message(message("Saturday at noon"), {}, [menu, book]) is book
+        assert route_message(message("morgen Abend, 4 Leute"), {}, [menu, book]) is book
+
+
+# --- through SendMessage ----------------------------------------------------------------------
+
+
+def _menu(ctx):
+    return ctx.complete(f"menu for: {ctx.text}")
+
+
+def _booking(ctx):
+    return ctx.ask("For how many people?", missing=["party_size"])
+
+
+@pytest.fixture
+def site(db):
+    specs = [
+        SkillSpec(key="menu", handler=_menu, name="Menu", description=""),
+        SkillSpec(key="booking", handler=_booking, name="Booking", description=""),
+    ]
+    with registered(*specs):
+        Skill.objects.create(
+            id="view-menu",
+            handler="menu",
+            name="View menu",
+            tags=["menu", "food", "Speisekarte"],
+            examples=["What's on the menu?", "Was steht auf der Speisekarte?"],
+            order=1,
+        )
+        Skill.objects.create(
+            id="book-table",
+            handler="booking",
+            name="Book a table",
+            tags=["table", "booking", "Tisch"],
+            examples=["Book a table for 2 tonight", "Einen Tisch für 2 heute Abend"],
+            order=2,
+        )
+        yield
+
+
+def send(rpc, text: str, **kwargs: Any) -> dict[str, Any]:
+    headers = kwargs.pop("headers", None)
+    return rpc("SendMessage", {"message": user_message(text, **kwargs)}, headers=headers)
+
+
+@pytest.mark.django_db
+class TestThroughSendMessage:
+    @pytest.mark.parametrize("text", ["Hello", "What's the weather like in Berlin?"])
+    def test_no_task_a_direct_message(self, rpc, site, text):
+        reply = send(rpc, text)["result"]["message"]
+        assert "taskId" not in reply
+        assert reply["parts"][0]["text"].endswith(
+            "For example: “What's on the menu?” or “Book a table for 2 tonight”."
+        )
+        assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize("text", ["Hallo", "Guten Abend", "Wie ist das Wetter in Berlin?"])
+    def test_in_the_callers_language(self, rpc, site, text):
+        reply = send(rpc, text)["result"]["message"]
+        said = reply["parts"][0]["text"]
+        assert said.startswith(("Hallo! Ich helfe", "Dabei kann ich leider nicht helfen."))
+        assert "„Was steht auf der Speisekarte?“" in said
+        assert reply["parts"][1]["data"]["language"] == "de"
+        assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize(
+        "text, opening",
+        [
+            ("hi there, what can you do for me?", "Hello! I can help with"),
+            ("Was kannst du alles?", "Hallo! Ich helfe Ihnen gern bei"),
+            ("What's the weather like in Berlin?", "Sorry, I can't help with that."),
+        ],
+    )
+    def test_what_can_you_do_is_answered_friendly(self, rpc, site, text, opening):
+        reply = send(rpc, text)["result"]["message"]
+        assert reply["parts"][0]["text"].startswith(opening)
+
+    def test_metadata_language_wins(self, rpc, site):
+        reply = send(rpc, "Hello", metadata={"language": "de-AT"})["result"]["message"]
+        assert reply["parts"][0]["text"].startswith("Hallo!")
+
+    def test_accept_language_wins_over_the_text(self, rpc, site):
+        headers = {"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}
+        reply = send(rpc, "Hello", headers=headers)["result"]["message"]
+        assert reply["parts"][0]["text"].startswith("Hallo!")
+
+    def test_a_reference_alone_opens_no_task(self, rpc, site):
+        assert "message" in send(rpc, "TD-7K2Q weber@example.com")["result"]
+        assert Task.objects.count() == 0
+
+    def test_routing_reads_no_database(self, rpc, site):
+        get_catalogue()  # the catalogue is read once per process, then cached
+        chosen = get_catalogue().enabled
+        with CaptureQueriesContext(connection) as captured:
+            for text in ("Einen Tisch für 2", "Hallo", "What food?", "weather?"):
+                route_message(message(text), {}, chosen)
+        assert len(captured) == 0
+
+
+@pytest.mark.django_db
+def test_a_pluggable_router_is_still_honoured(rpc, site):
+    with override_settings(A2A_APP={"ROUTER": "tests.test_routing_fallback.always_menu"}):
+        task = send(rpc, "Hello")["result"]["task"]
+    assert task["artifacts"][0]["parts"][0]["text"] == "menu for: Hello"
+
+
+def always_menu(message, metadata, skills):
+    return next(s for s in skills if s.id == "view-menu")
