@@ -393,4 +393,5 @@ def test_conversation(case: dict[str, Any], restaurant: None) -> None:
             + "".join(f"\n  !! {w}" for w in wrong)
         )
     result.passed = all(ok for _, ok in result.turns)
+    print("\n".join(report))  # the conversation, for -rP or -s
     assert result.passed, f"{case['id']} ({case['_file']})\n" + "\n".join(report)
