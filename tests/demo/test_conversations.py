@@ -395,3 +395,39 @@ def test_conversation(case: dict[str, Any], restaurant: None) -> None:
     result.passed = all(ok for _, ok in result.turns)
     print("\n".join(report))  # the conversation, for -rP or -s
     assert result.passed, f"{case['id']} ({case['_file']})\n" + "\n".join(report)
+
+
+# --- the runner's own helpers (no database) ---------------------------------------------
+
+
+def test_cases_are_well_formed() -> None:
+    assert CASES, f"no cases in {CASES_DIR}"
+    for case in CASES:
+        check_case_format(case)
+
+
+def test_relative_dates_against_the_frozen_clock() -> None:
+    assert NOW.strftime("%a %Y-%m-%d %H:%M") == "Tue 2026-12-01 14:00"
+    assert resolve_date("+0d") == "2026-12-01"
+    assert resolve_date("+1d") == "2026-12-02"
+    assert resolve_date("sat") == "2026-12-05"
+    assert resolve_date("tue") == "2026-12-08"  # a weekday is never today
+    assert resolve_date("next:fri") == "2026-12-11"
+    assert resolve_date("next:mon") == "2026-12-07"
+    assert resolve_date("2026-12-24") == "2026-12-24"
+
+
+def test_field_comparison() -> None:
+    assert field_matches("date", ["fri", "next:fri"], "2026-12-11")
+    assert field_matches("time", "19:00", "19:00:00")
+    assert field_matches("name", "Tom Lee", "tom  lee")
+    assert not field_matches("name", "Tom Lee", "evening")
+    assert field_matches("contact", "+49 30 1234567", "030/1234567")
+    assert field_matches("contact", "Weber@example.com", "weber@example.com")
+    assert field_matches("party_size", 4, "4")
+
+
+def test_answer_language() -> None:
+    assert answer_language("Your table is booked for 2 guests, under the name Tom Lee.") == "en"
+    assert answer_language("Ihr Tisch ist für 2 Personen unter dem Namen Weber gebucht.") == "de"
+    assert answer_language("Tiramisù – €7.50") == ""
