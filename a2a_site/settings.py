@@ -203,6 +203,9 @@ A2A_APP = {
     "PROVIDER": {"organization": "Trattoria Django", "url": "https://trattoria.example.com"},
     "PUBLIC_URL": env.str("A2A_PUBLIC_URL", default=None),
     "CONFORMANCE_MODE": CONFORMANCE_MODE,
+    # The restaurant is in Germany: "030 1234567" is a Berlin number whatever the language
+    # the guest writes in.
+    "PHONE_REGION": "DE",
     # Operational knobs, overridable from the environment (see a2a_app/conf.py).
     "BLOCKING_TIMEOUT": env.float("A2A_BLOCKING_TIMEOUT", 30),
     "WORKER_LEASE_SECONDS": env.float("A2A_WORKER_LEASE_SECONDS", 15),

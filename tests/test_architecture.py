@@ -21,7 +21,8 @@ DJANGO = {"django", "rest_framework", "asgiref"}
 RULES: dict[str, tuple[set[str], set[str]]] = {
     "protocol": ({"protocol"}, set()),
     "foundation": (FOUNDATION | {"protocol"}, DJANGO | {"cryptography"}),
-    "skills": (FOUNDATION | {"protocol", "skills"}, DJANGO),
+    # lingua: the optional language detector adapter (skills.language.lingua_scores).
+    "skills": (FOUNDATION | {"protocol", "skills"}, DJANGO | {"lingua"}),
     "forms": (
         FOUNDATION | {"protocol", "skills", "forms"},
         DJANGO | {"dateparser", "phonenumbers"},
