@@ -273,7 +273,7 @@ class DeterministicInterpreter:
         if not of(DATE, TIME, DATETIME):
             return
         day = when.find_date(work, now, language)
-        at = when.find_time(work, self.pm_hours)
+        at = when.find_time(work, self.pm_hours, language)
         timed = of(TIME, DATETIME)
         if at is None and timed and timed[0] in asked and not set(asked) & set(of(INTEGER)):
             at = when.bare_time(work, self.pm_hours)  # "8" in reply to "what time?"
