@@ -602,3 +602,10 @@ GUESTS: list[tuple[str, str, dict[str, Any]]] = [
 def test_reads_real_guest_phrasings(text: str, language: str, expected: dict[str, Any]) -> None:
     found = DeterministicInterpreter().interpret(text, Booking, language=language, now=NOW)
     assert {k: found.get(k) for k in expected} == expected
+
+
+def test_a_number_called_a_phone_number_is_a_contact_even_if_no_plan_knows_it() -> None:
+    found = DeterministicInterpreter().interpret(
+        "please drop my booking, my mobile: 0160 12345", Booking, language="en", now=NOW
+    )
+    assert found.get("contact") == "0160 12345"

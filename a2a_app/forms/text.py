@@ -230,6 +230,8 @@ class DeterministicInterpreter:
         if of(PHONE) or (of(CONTACT) and not email):
             phone = contact.find_phone(work, phone_regions(language))
             target = of(PHONE) or [n for n in of(CONTACT) if n not in found]
+            if phone is None and target and target[0] in of(CONTACT):
+                phone = contact.find_cued_digits(work)
             if phone and target:
                 found[target[0]] = (phone, True)
         contact.blank_digit_runs(work)
