@@ -115,7 +115,7 @@ FIELDS = ("date", "time", "party_size", "name", "contact")
     tags=[
         "reservation", "book", "booking", "table", "reserve", "tonight", "guests", "persons",
         "people", "dinner", "lunch", "seat", "space", "Reservierung", "reservieren", "Tisch",
-        "buchen", "Platz", "Gäste", "Personen", "Leute", "Abendessen", "Mittagessen",
+        "buchen", "Platz", "dasselbe", "Gäste", "Personen", "Leute", "Abendessen", "Mittagessen",
     ],
     examples=[
         "Book a table for 4 on Friday at 7pm",

@@ -48,10 +48,9 @@ logger = logging.getLogger("a2a_app.forms")
 LAST_VALUES_KEY = "_last_values"
 # "the same again", "same as last time", "dasselbe nochmal", "das Gleiche wie letztes Mal".
 _REPEAT_RE = re.compile(
-    r"\b(?:(?:the\s+)?same\s+(?:again|as\s+(?:before|last\s+time|that|this))|same\s+thing|"
-    r"once more|one more time|(?:dasselbe|dasgleiche|das\s+gleiche|das\s+selbe|"
-    r"genau\s+so|genauso)\b.{0,30}\b(?:nochmal|noch\s+einmal|noch\s+mal|wieder|wie)|"
-    r"nochmal\s+(?:dasselbe|das\s+gleiche|genauso)|wie\s+(?:beim\s+)?letzte[sn]?\s+mal)\b",
+    r"\b(?:(?:the\s+)?same\s+(?:again|as\s+(?:before|last\s+time|that|this)|thing|booking|"
+    r"reservation|table|order|request)|once more|one more time|dasselbe|dasgleiche|"
+    r"das\s+gleiche|das\s+selbe|genauso|genau\s+so|wie\s+(?:beim\s+)?letzte[sn]?\s+mal)\b",
     re.IGNORECASE,
 )
 TEMPORAL = (forms.DateField, forms.TimeField, forms.DateTimeField)

@@ -301,3 +301,10 @@ def test_a_party_restated_as_larger_is_handed_over(agent) -> None:
     task = say(agent, "oh, I forgot: we're 14 now", task)
     assert state(task) in ("WORKING", "INPUT_REQUIRED"), text_of(task)
     assert "largest table" in text_of(task)
+
+
+def test_the_same_again_unrouted_is_a_booking(agent) -> None:
+    first = say(agent, "Tisch für 2 am Donnerstag um 19 Uhr, Name Lang, lang@example.com")
+    second = say(agent, "Gern dasselbe auch am Sonntag", contextId=first["contextId"])
+    assert state(second) == "COMPLETED", text_of(second)
+    assert "TD-" in text_of(second)
