@@ -595,6 +595,10 @@ GUESTS: list[tuple[str, str, dict[str, Any]]] = [
     ("table for 2 friday 8pm - Mia Wallace - mia@example.com", "en", {"name": "Mia Wallace"}),
     ("4 people sunday 7pm name sam lee sam@example.com", "en", {"name": "Sam Lee"}),
     ("Table for 2 tomorrow at 8, Ruth August, ruth@example.com", "en", {"name": "Ruth August"}),
+    # two without a number; "8ish"; "20h"; an international number nobody validates
+    ("both of us, sunday around 8ish", "en", {"party_size": 2, "time": "20:00"}),
+    ("nur wir zwei, Freitag 20h", "de", {"party_size": 2, "time": "20:00"}),
+    ("2 people on Friday, call +1 555 0100 222", "en", {"contact": "+1 555 0100 222"}),
 ]
 
 

@@ -39,6 +39,9 @@ _CUED_DIGITS_RE = re.compile(
 )
 
 
+_INTERNATIONAL_RE = re.compile(r"(?<![\w+])\+\d[\d ()/.-]{6,}\d(?!\w)")
+
+
 def find_cued_digits(work: Work) -> str | None:
     """Digits the text calls a phone number, as written, when no region validates them:
     a contact field compares the digits, whatever the numbering plan says."""
@@ -46,7 +49,10 @@ def find_cued_digits(work: Work) -> str | None:
     def convert(m: re.Match[str]) -> str | None:
         return m[1].strip() if len(re.sub(r"\D", "", m[1])) >= 6 else None
 
-    return work.first(_CUED_DIGITS_RE, convert)
+    found = work.first(_CUED_DIGITS_RE, convert)
+    if found is None:  # "+44 ...": an international number is meant as one
+        found = work.first(_INTERNATIONAL_RE, lambda m: m[0].strip())
+    return found
 
 
 def blank_digit_runs(work: Work) -> None:

@@ -74,6 +74,11 @@ _PARTNER = (
     r"partnerin|verlobte|verlobten|mutter|vater|sohn|tochter|schwester|bruder|kollegin|"
     r"kollegen|kollege|ehefrau|ehemann|mama|papa)"
 )
+_TWO_RE = re.compile(
+    r"\b(?:(?:just\s+)?the\s+two\s+of\s+us|both\s+of\s+us|us\s+two|wir\s+(?:beide|zwei)|"
+    r"(?:nur\s+)?wir\s+zwei)\b",
+    re.IGNORECASE,
+)
 _COUPLE_RE = re.compile(
     rf"\b(?:(?:me|i|myself)\s+and\s+my\s+{_PARTNER}|my\s+{_PARTNER}\s+and\s+(?:i|me|myself)|"
     rf"(?:ich|mich|mir)\s+und\s+(?:meine[nmr]?|meine)\s+{_PARTNER}|"
@@ -175,7 +180,7 @@ def find_count(
         found = work.first(group, lambda m: Decimal(GROUP_WORDS[m[1].lower()]))
         if found is not None:
             return found, True
-        couple = work.first(_COUPLE_RE, lambda m: True)
+        couple = work.first(_COUPLE_RE, lambda m: True) or work.first(_TWO_RE, lambda m: True)
         if couple:
             return Decimal(2), True
         # "we're 11", "wir sind doch 12": the guests counting themselves, a restatement.

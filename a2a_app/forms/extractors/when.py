@@ -86,6 +86,9 @@ _HOUR_AMPM_RE = re.compile(rf"\b(\d{{1,2}})\s*{_AMPM}(?!\w)", re.IGNORECASE)
 _HOUR_UHR_RE = re.compile(
     rf"\b(\d{{1,2}}|{_HOUR_WORD})\s*(?:uhr|o'?clock)\b(?:\s*(\d{{2}})\b)?", re.IGNORECASE
 )
+# "19h" (French/German shorthand) and "7ish": an hour on its own.
+_HOUR_H_RE = re.compile(r"\b(1\d|2[0-3])h\b", re.IGNORECASE)
+_HOUR_ISH_RE = re.compile(r"\b(\d{1,2})\s*-?ish\b", re.IGNORECASE)
 _HALF_RE = re.compile(
     rf"\b(halb|half past|viertel nach|quarter past|viertel vor|quarter to|dreiviertel)\s+"
     rf"(\d{{1,2}}|{_HOUR_WORD})\b",
@@ -371,6 +374,8 @@ def find_time(work: Work, pm_hours: range, language: str = "") -> time | None:
         (_HOUR_UHR_RE, hour_uhr),
         (_HALF_RE, fraction),
         (_CUED_HOUR_RE, cued),
+        (_HOUR_H_RE, lambda m: time(int(m[1]), 0)),
+        (_HOUR_ISH_RE, cued),
     ):
         found = work.first(pattern, convert)
         if found is not None:
