@@ -599,6 +599,9 @@ GUESTS: list[tuple[str, str, dict[str, Any]]] = [
     ("both of us, sunday around 8ish", "en", {"party_size": 2, "time": "20:00"}),
     ("nur wir zwei, Freitag 20h", "de", {"party_size": 2, "time": "20:00"}),
     ("2 people on Friday, call +1 555 0100 222", "en", {"contact": "+1 555 0100 222"}),
+    # a contact person named; what is left of a counted phrase is no name
+    ("group dinner for 9, contact: Nina Berg, nina@berg.example", "en", {"name": "Nina Berg"}),
+    ("Abendessen für 9, Telefon 0171 2345678", "de", {"name": None, "party_size": 9}),
 ]
 
 

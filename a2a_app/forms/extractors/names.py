@@ -19,7 +19,7 @@ _NAME_CUE_RE = re.compile(
 _WEAK_NAME_CUE_RE = re.compile(
     r"(?:\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
     r"family|familie|"
-    r"under|"
+    r"under|contact:?|kontakt:?|"
     r"(?:reserve|book|booking|reservation)(?: it| a table)? for))\s+",
     re.IGNORECASE,
 )
@@ -109,6 +109,12 @@ def listed_name(work: Work, *, single: bool = False) -> str | None:
             for i, w in enumerate(words)
         ):
             continue
+        if len(words) == 1:
+            # A lone word stands for a name only if it was alone there ("Weber, ..."),
+            # not what is left once a count was read ("Catering für 40").
+            rest = work.original[segment.start() : segment.end()].replace(words[0], "", 1)
+            if re.search(r"[^\W\d_]", rest) and "@" not in rest:
+                continue
         work.blank(*segment.span())
         return " ".join(words)
     return None
