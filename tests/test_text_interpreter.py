@@ -602,6 +602,7 @@ GUESTS: list[tuple[str, str, dict[str, Any]]] = [
     # a contact person named; what is left of a counted phrase is no name
     ("group dinner for 9, contact: Nina Berg, nina@berg.example", "en", {"name": "Nina Berg"}),
     ("Abendessen für 9, Telefon 0171 2345678", "de", {"name": None, "party_size": 9}),
+    ("sorry, we'll be 20 minutes late", "en", {"party_size": None}),
 ]
 
 

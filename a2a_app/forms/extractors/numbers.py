@@ -64,7 +64,8 @@ _FILLER_WORDS = (
 _WE_ARE_RE = re.compile(
     rf"\b(?:we are|we're|we re|were going to be|we will be|we'll be|there will be|"
     rf"there'll be|wir sind|wir werden|wir kommen zu|wir kommen mit)\s+{_FILLER_WORDS}"
-    rf"({_COUNT}){_COUNT_END}(?!\s*(?:uhr|o'?clock|pm|am\b|p\.m|a\.m))",
+    rf"({_COUNT}){_COUNT_END}(?!\s*(?:uhr|o'?clock|pm|am\b|p\.m|a\.m|min|minute|minuten|"
+    rf"hours?|stunden?|euro|eur|€|%|percent|prozent|years?|jahre?|late|später|spät))",
     re.IGNORECASE,
 )
 # "me and my wife", "my husband and I", "meine Frau und ich": a couple.
