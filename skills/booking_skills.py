@@ -114,8 +114,8 @@ FIELDS = ("date", "time", "party_size", "name", "contact")
     ),
     tags=[
         "reservation", "book", "booking", "table", "reserve", "tonight", "guests", "persons",
-        "people", "dinner", "lunch", "seat", "Reservierung", "reservieren", "Tisch", "buchen",
-        "Platz", "Gäste", "Personen", "Leute", "Abendessen", "Mittagessen",
+        "people", "dinner", "lunch", "seat", "space", "Reservierung", "reservieren", "Tisch",
+        "buchen", "Platz", "dasselbe", "Gäste", "Personen", "Leute", "Abendessen", "Mittagessen",
     ],
     examples=[
         "Book a table for 4 on Friday at 7pm",
@@ -384,7 +384,7 @@ def cancel_reservation(ctx: SkillContext) -> Any:
     tags=[
         "change", "move", "reschedule", "modify", "update", "postpone", "instead", "earlier",
         "later", "ändern", "verschieben", "umbuchen", "Änderung", "statt", "anstatt",
-        "früher", "später", "stattdessen",
+        "früher", "später", "stattdessen", "verlegen", "vorverlegen", "rebook", "push back",
     ],
     examples=[
         "I need to change my reservation TD-7K3Q9X to a later time",

@@ -569,3 +569,51 @@ def test_a_model_choice_is_read_by_its_label_and_given_as_its_key() -> None:
 def test_nonsense_finds_nothing_and_never_raises(text: str) -> None:
     for asked in ([], ["name"], ["party_size"], ["time"]):
         assert DeterministicInterpreter().interpret(text, Booking, asked=asked, now=NOW) == {}
+
+
+# Round 2: how guests really write (own sentences, not the evaluation set's).
+# text, language, expected
+GUESTS: list[tuple[str, str, dict[str, Any]]] = [
+    # a couple named by relation, not by a number
+    ("dinner for my husband and me on Friday at 8", "en", {"party_size": 2}),
+    ("Tisch für mich und meinen Freund am Samstag um 19 Uhr", "de", {"party_size": 2}),
+    # a count restated with filler words ("now", "doch")
+    ("oh wait, we are now 10", "en", {"party_size": 10}),
+    ("Korrektur: wir sind jetzt doch 9", "de", {"party_size": 9}),
+    # a count ending a sentence, and a very large one
+    ("Group of 5. Sunday at 6 pm.", "en", {"party_size": 5, "date": "2026-12-06"}),
+    ("space for 25000 people", "en", {"party_size": 25000}),
+    # "last <weekday>" is the past one
+    ("table for 3 last Sunday at 6pm", "en", {"date": "2026-11-29"}),
+    ("für 2 vergangenen Montag um 19 Uhr", "de", {"date": "2026-11-30"}),
+    # misspelt weekdays; German "am" is "on", even when the weekday is misspelt
+    ("a table on thrusday at 8 for 2", "en", {"date": "2026-12-03", "time": "20:00"}),
+    ("tisch fuer 4 am freitg um 20 uhr", "de", {"date": "2026-12-04", "party_size": 4}),
+    # the small hours are no afternoon
+    ("um 2 Uhr nachts", "de", {"time": "02:00"}),
+    # a dash between items; a lowercase name after "name"; a month that is a surname
+    ("table for 2 friday 8pm - Mia Wallace - mia@example.com", "en", {"name": "Mia Wallace"}),
+    ("4 people sunday 7pm name sam lee sam@example.com", "en", {"name": "Sam Lee"}),
+    ("Table for 2 tomorrow at 8, Ruth August, ruth@example.com", "en", {"name": "Ruth August"}),
+    # two without a number; "8ish"; "20h"; an international number nobody validates
+    ("both of us, sunday around 8ish", "en", {"party_size": 2, "time": "20:00"}),
+    ("nur wir zwei, Freitag 20h", "de", {"party_size": 2, "time": "20:00"}),
+    ("2 people on Friday, call +1 555 0100 222", "en", {"contact": "+1 555 0100 222"}),
+    # a contact person named; what is left of a counted phrase is no name
+    ("group dinner for 9, contact: Nina Berg, nina@berg.example", "en", {"name": "Nina Berg"}),
+    ("Abendessen für 9, Telefon 0171 2345678", "de", {"name": None, "party_size": 9}),
+    ("sorry, we'll be 20 minutes late", "en", {"party_size": None}),
+]
+
+
+@pytest.mark.parametrize(("text", "language", "expected"), GUESTS, ids=[c[0][:40] for c in GUESTS])
+def test_reads_real_guest_phrasings(text: str, language: str, expected: dict[str, Any]) -> None:
+    found = DeterministicInterpreter().interpret(text, Booking, language=language, now=NOW)
+    assert {k: found.get(k) for k in expected} == expected
+
+
+def test_a_number_called_a_phone_number_is_a_contact_even_if_no_plan_knows_it() -> None:
+    found = DeterministicInterpreter().interpret(
+        "please drop my booking, my mobile: 0160 12345", Booking, language="en", now=NOW
+    )
+    assert found.get("contact") == "0160 12345"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -43,6 +44,15 @@ from a2a_app.skills.registry import SkillSpec
 
 logger = logging.getLogger("a2a_app.forms")
 
+#: Facts key holding a valid form's values, reused when the guest asks for the same again.
+LAST_VALUES_KEY = "_last_values"
+# "the same again", "same as last time", "dasselbe nochmal", "das Gleiche wie letztes Mal".
+_REPEAT_RE = re.compile(
+    r"\b(?:(?:the\s+)?same\s+(?:again|as\s+(?:before|last\s+time|that|this)|thing|booking|"
+    r"reservation|table|order|request)|once more|one more time|dasselbe|dasgleiche|"
+    r"das\s+gleiche|das\s+selbe|genauso|genau\s+so|wie\s+(?:beim\s+)?letzte[sn]?\s+mal)\b",
+    re.IGNORECASE,
+)
 TEMPORAL = (forms.DateField, forms.TimeField, forms.DateTimeField)
 _EMPTY = ("", None, [], {})
 
@@ -104,9 +114,17 @@ class _Turn:
         facts = dict(ctx.state.get(FACTS_STATE_KEY) or {})
         if not saved.get("facts_read"):
             saved["facts_read"] = True
-            if remembered:
+            if remembered or _REPEAT_RE.search(ctx.text or ""):
                 facts = {**dict(load_facts() or {}), **facts}
                 values.update({n: facts[n] for n in remembered if n in facts and n not in values})
+                if _REPEAT_RE.search(ctx.text or ""):
+                    # "the same again for Saturday": the last request's values (time,
+                    # party size...) too; what this message says still wins below.
+                    last = facts.get(LAST_VALUES_KEY)
+                    last = last if isinstance(last, dict) else {}
+                    values.update(
+                        {n: v for n, v in last.items() if n in self.fields and n not in values}
+                    )
         if saved.pop("handed_over", False):
             # Handed over from another skill (ctx.hand_over), which read this message
             # already: what it handed over wins; the message fills in this form's other
@@ -141,6 +159,9 @@ class _Turn:
         for name in remembered:
             if name in values and name not in errors:
                 facts[name] = values[name]
+        if valid:
+            # Kept for a later "the same again" only, never reused unasked.
+            facts[LAST_VALUES_KEY] = {n: v for n, v in values.items() if isinstance(v, str | int)}
         if facts:
             ctx.state[FACTS_STATE_KEY] = facts
         if not valid:

@@ -230,6 +230,8 @@ class DeterministicInterpreter:
         if of(PHONE) or (of(CONTACT) and not email):
             phone = contact.find_phone(work, phone_regions(language))
             target = of(PHONE) or [n for n in of(CONTACT) if n not in found]
+            if phone is None and target and target[0] in of(CONTACT):
+                phone = contact.find_cued_digits(work)
             if phone and target:
                 found[target[0]] = (phone, True)
         contact.blank_digit_runs(work)
@@ -273,7 +275,7 @@ class DeterministicInterpreter:
         if not of(DATE, TIME, DATETIME):
             return
         day = when.find_date(work, now, language)
-        at = when.find_time(work, self.pm_hours)
+        at = when.find_time(work, self.pm_hours, language)
         timed = of(TIME, DATETIME)
         if at is None and timed and timed[0] in asked and not set(asked) & set(of(INTEGER)):
             at = when.bare_time(work, self.pm_hours)  # "8" in reply to "what time?"

@@ -264,6 +264,9 @@ class SkillContext:
         facts = self.state.get(FACTS_STATE_KEY)
         if isinstance(facts, dict):  # nor may a later task of the context reuse it
             facts.pop(field_name, None)
+            last = facts.get("_last_values")
+            if isinstance(last, dict):
+                last.pop(field_name, None)
         from django.forms.utils import pretty_name
         from django.utils.translation import gettext
 

@@ -251,3 +251,60 @@ def test_an_incomplete_e_mail_address_is_said(agent) -> None:
     assert state(task) == "INPUT_REQUIRED"
     assert "“lee@” is not a complete e-mail address" in text_of(task)
     assert data_of(task)["missing"] == ["contact"]
+
+
+@pytest.mark.parametrize(
+    ("again", "weekday"),
+    [
+        ("Perfect. Could you do the same as last time, but on Sunday?", 6),
+        ("Danke! Bitte das Gleiche noch einmal am Samstag", 5),
+    ],
+)
+def test_the_same_again_repeats_the_last_booking_on_another_day(agent, again, weekday) -> None:
+    first = say(agent, "Table for 3 on Thursday at 6pm, Ada Byron, ada@example.com", skill=BOOK)
+    assert state(first) == "COMPLETED", text_of(first)
+    second = say(agent, again, skill=BOOK, contextId=first["contextId"])
+    assert state(second) == "COMPLETED", text_of(second)
+    latest = Reservation.objects.order_by("-start").first()
+    start = timezone.localtime(latest.start)
+    assert (start.weekday(), start.hour, latest.party_size, latest.name) == (
+        weekday,
+        18,
+        3,
+        "Ada Byron",
+    )
+
+
+def test_a_new_booking_in_the_context_asks_the_time_again(agent) -> None:
+    first = say(agent, "Table for 3 on Thursday at 6pm, Ada Byron, ada@example.com", skill=BOOK)
+    second = say(agent, "and a table on Sunday", skill=BOOK, contextId=first["contextId"])
+    assert state(second) == "INPUT_REQUIRED"
+    assert "time" in data_of(second)["missing"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("a table for 2 last Sunday at 7pm, Tom Lee, tom@lee.example", "past"),
+        ("Tisch für 3 letzten Samstag um 20 Uhr, Name Kurz, kurz@example.com", "Vergangenheit"),
+        ("Tisch für 2 um 2 Uhr nachts am Freitag, Name Kurz, kurz@example.com", "11:30"),
+    ],
+)
+def test_a_past_weekday_or_the_small_hours_are_refused_with_the_reason(agent, text, reason):
+    task = say(agent, text, skill=BOOK)
+    assert state(task) == "INPUT_REQUIRED", text_of(task)
+    assert reason in text_of(task) and "TD-" not in text_of(task)
+
+
+def test_a_party_restated_as_larger_is_handed_over(agent) -> None:
+    task = say(agent, "table for 6 on Friday at 7pm", skill=BOOK)
+    task = say(agent, "oh, I forgot: we're 14 now", task)
+    assert state(task) in ("WORKING", "INPUT_REQUIRED"), text_of(task)
+    assert "largest table" in text_of(task)
+
+
+def test_the_same_again_unrouted_is_a_booking(agent) -> None:
+    first = say(agent, "Tisch für 2 am Donnerstag um 19 Uhr, Name Lang, lang@example.com")
+    second = say(agent, "Gern dasselbe auch am Sonntag", contextId=first["contextId"])
+    assert state(second) == "COMPLETED", text_of(second)
+    assert "TD-" in text_of(second)

@@ -31,6 +31,30 @@ def find_phone(work: Work, regions: Iterable[str | None]) -> str | None:
     return None
 
 
+# A number the guest calls a phone number ("Tel 0151 765432"), valid or not.
+_CUED_DIGITS_RE = re.compile(
+    r"\b(?:phone|telephone|tel|telefon|telefonnummer|mobile|mobil|handy|cell|nummer|number)"
+    r"\.?\s*(?:no\.?|nr\.?|is|ist|:)?\s*((?:\+|00)?\d[\d ()/.-]{4,}\d)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+_INTERNATIONAL_RE = re.compile(r"(?<![\w+])\+\d[\d ()/.-]{6,}\d(?!\w)")
+
+
+def find_cued_digits(work: Work) -> str | None:
+    """Digits the text calls a phone number, as written, when no region validates them:
+    a contact field compares the digits, whatever the numbering plan says."""
+
+    def convert(m: re.Match[str]) -> str | None:
+        return m[1].strip() if len(re.sub(r"\D", "", m[1])) >= 6 else None
+
+    found = work.first(_CUED_DIGITS_RE, convert)
+    if found is None:  # "+44 ...": an international number is meant as one
+        found = work.first(_INTERNATIONAL_RE, lambda m: m[0].strip())
+    return found
+
+
 def blank_digit_runs(work: Work) -> None:
     for match in _DIGIT_RUN_RE.finditer(work.text):
         if len(re.sub(r"\D", "", match[0])) >= 7:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from a2a_app.forms.extractors.base import Work
-from a2a_app.forms.extractors.words import FILLER, NOT_NAME, word_set
+from a2a_app.forms.extractors.words import FILLER, MONTHS, NOT_NAME, word_set
 
 # A cue that introduces a name whatever its case, and one that only does when the name is
 # capitalised ("I'm Anna" but not "I'm looking for a table").
@@ -19,7 +19,7 @@ _NAME_CUE_RE = re.compile(
 _WEAK_NAME_CUE_RE = re.compile(
     r"(?:\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
     r"family|familie|"
-    r"under|"
+    r"under|contact:?|kontakt:?|"
     r"(?:reserve|book|booking|reservation)(?: it| a table)? for))\s+",
     re.IGNORECASE,
 )
@@ -75,15 +75,20 @@ def find_name(work: Work) -> tuple[str, bool] | None:
             rest = work.text[cue.end() + length :]
             if pattern is _SIGN_OFF_RE and rest.strip(" .!"):
                 continue  # only a signature at the very end
+            lowercase_only = not any(c.isupper() for c in work.original)
             if cue[0].strip().lower() in {"unter", "name", "names"} and not name[0].isupper():
-                continue  # "unter" and a bare "name" cue only a capitalised name
+                if not (lowercase_only and cue[0].strip().lower() == "name"):
+                    continue  # "unter" and a bare "name" cue only a capitalised name
+                # A guest who writes all in lower case ("name alex kim") still names.
+                name = " ".join(w[:1].upper() + w[1:] for w in name.split())
             work.blank(cue.start(), cue.end() + length)
             return name, strong
     return None
 
 
 # A part of a list on its own: "Table for 4 on Friday at 8, Tom Lee, tom@lee.de".
-_SEGMENT_RE = re.compile(r"(?:[^,;\n?!.]|\.(?!\s))+")
+# A dash between spaces separates items too: "for 2 tonight - Tom Lee - 0176 ...".
+_SEGMENT_RE = re.compile(r"(?:[^,;\n?!.\s]|\.(?!\s)|\s(?![-–—]\s))+")
 
 
 def listed_name(work: Work, *, single: bool = False) -> str | None:
@@ -91,15 +96,25 @@ def listed_name(work: Work, *, single: bool = False) -> str | None:
     contacts are read: two to four capitalised words that are no other word we know;
     ``single``: one such word will do ("Weber, weber@example.com": next to a contact)."""
     for segment in _SEGMENT_RE.finditer(work.text):
-        text = segment[0].strip(" .!")
+        text = segment[0].strip(" .!-–—")
         words = _NAME_WORD_RE.findall(text)
         fewest = 1 if single else 2
         if not fewest <= len(words) <= 4 or " ".join(words) != " ".join(text.split()):
             continue
         if any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words):
             continue
-        if any(w.lower() in NOT_NAME for w in words):
+        # A month after the first word is a surname ("Jo March"): a date was read already.
+        if any(
+            w.lower() in NOT_NAME and (i == 0 or w.lower() not in MONTHS)
+            for i, w in enumerate(words)
+        ):
             continue
+        if len(words) == 1:
+            # A lone word stands for a name only if it was alone there ("Weber, ..."),
+            # not what is left once a count was read ("Catering für 40").
+            rest = work.original[segment.start() : segment.end()].replace(words[0], "", 1)
+            if re.search(r"[^\W\d_]", rest) and "@" not in rest:
+                continue
         work.blank(*segment.span())
         return " ".join(words)
     return None

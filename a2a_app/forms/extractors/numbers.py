@@ -39,11 +39,11 @@ _STOP = word_set(
     "the a an of in for to your you number anzahl der die das des von für ihre ihr wie viele "
     "how many much please bitte enter eingeben is are"
 )
-_COUNT = r"\d{1,4}(?:[.,]\d{1,2})?|" + alternation(NUMBER_WORDS)
+_COUNT = r"\d{1,5}(?:[.,]\d{1,2})?|" + alternation(NUMBER_WORDS)
 #: A minus sign right before a number ("-3 people"): kept, so the form can say why it
 #: is no count rather than read "3".
 _SIGNED = rf"(?:(?<![\w.])-\s?)?(?:{_COUNT})"
-_WHOLE = r"\d{1,4}|" + alternation(NUMBER_WORDS)
+_WHOLE = r"\d{1,5}|" + alternation(NUMBER_WORDS)
 _ONE = alternation(ARTICLES)
 #: Unit words that come before the number only: "party of 6", not "6 party".
 _LEADING_ONLY = word_set("party size group gruppe anzahl team family familie")
@@ -51,6 +51,40 @@ _LEADING_ONLY = word_set("party size group gruppe anzahl team family familie")
 _SINGULAR = word_set(
     "person guest adult child kid night room ticket hour gast erwachsener erwachsene kind "
     "nacht zimmer karte stunde"
+)
+
+
+#: After a count: no word, time or path goes on; a full stop ends a sentence ("a party of
+#: 3. Thursday ...") but "3.5" or a date's "3.12." is no count.
+_COUNT_END = r"(?![\w:/]|\.\d)"
+_FILLER_WORDS = (
+    r"(?:(?:actually|now|then|really|all in all|in total|doch|jetzt|nun|dann|eigentlich|"
+    r"insgesamt|also|wohl|ja|nur|only|just|about|around|ca\.?|etwa|circa)\s+)*"
+)
+_WE_ARE_RE = re.compile(
+    rf"\b(?:we are|we're|we re|were going to be|we will be|we'll be|there will be|"
+    rf"there'll be|wir sind|wir werden|wir kommen zu|wir kommen mit)\s+{_FILLER_WORDS}"
+    rf"({_COUNT}){_COUNT_END}(?!\s*(?:uhr|o'?clock|pm|am\b|p\.m|a\.m|min|minute|minuten|"
+    rf"hours?|stunden?|euro|eur|€|%|percent|prozent|years?|jahre?|late|später|spät))",
+    re.IGNORECASE,
+)
+# "me and my wife", "my husband and I", "meine Frau und ich": a couple.
+_PARTNER = (
+    r"(?:wife|husband|partner|girlfriend|boyfriend|fianc[ée]e?|friend|mum|mom|mother|dad|"
+    r"father|son|daughter|sister|brother|colleague|date|frau|mann|freundin|freund|"
+    r"partnerin|verlobte|verlobten|mutter|vater|sohn|tochter|schwester|bruder|kollegin|"
+    r"kollegen|kollege|ehefrau|ehemann|mama|papa)"
+)
+_TWO_RE = re.compile(
+    r"\b(?:(?:just\s+)?the\s+two\s+of\s+us|both\s+of\s+us|us\s+two|wir\s+(?:beide|zwei)|"
+    r"(?:nur\s+)?wir\s+zwei)\b",
+    re.IGNORECASE,
+)
+_COUPLE_RE = re.compile(
+    rf"\b(?:(?:me|i|myself)\s+and\s+my\s+{_PARTNER}|my\s+{_PARTNER}\s+and\s+(?:i|me|myself)|"
+    rf"(?:ich|mich|mir)\s+und\s+(?:meine[nmr]?|meine)\s+{_PARTNER}|"
+    rf"(?:meine[nmr]?|meine)\s+{_PARTNER}\s+und\s+(?:ich|mich|mir))\b(?!\s*(?:and|und|,|plus|\+))",
+    re.IGNORECASE,
 )
 
 
@@ -130,7 +164,7 @@ def find_count(
             if found is not None:
                 return found, True
         unit_number = re.compile(
-            rf"\b(?:{units})\s*(?:of|:|=|von|mit)?\s*({_SIGNED})(?![\w.:/])", re.IGNORECASE
+            rf"\b(?:{units})\s*(?:of|:|=|von|mit)?\s*({_SIGNED}){_COUNT_END}", re.IGNORECASE
         )
         found = work.first(unit_number, lambda m: _value(m[1]))
         if found is not None:
@@ -147,10 +181,16 @@ def find_count(
         found = work.first(group, lambda m: Decimal(GROUP_WORDS[m[1].lower()]))
         if found is not None:
             return found, True
+        couple = work.first(_COUPLE_RE, lambda m: True) or work.first(_TWO_RE, lambda m: True)
+        if couple:
+            return Decimal(2), True
+        # "we're 11", "wir sind doch 12": the guests counting themselves, a restatement.
+        found = work.first(_WE_ARE_RE, lambda m: None if _is_time(work, m) else _value(m[1]))
+        if found is not None:
+            return found, True
         cued = re.compile(
-            rf"\b(?:table for|tisch für|for|für|we are|we're|we will be|we'll be|wir sind|"
-            rf"wir kommen zu|sind)\s+(?:about\s+|ca\.?\s+|etwa\s+)?({_COUNT})"
-            r"(?![\w.:/])",
+            rf"\b(?:table for|tisch für|tisch fuer|for|für|fuer|sind)\s+"
+            rf"(?:about\s+|ca\.?\s+|etwa\s+)?({_COUNT}){_COUNT_END}",
             re.IGNORECASE,
         )
         found = work.first(cued, lambda m: None if _is_time(work, m) else _value(m[1]))
@@ -168,7 +208,14 @@ _MERIDIEM_RE = re.compile(
 
 def _is_time(work: Work, match: re.Match[str]) -> bool:
     """Is the number of ``match`` an hour, "am"/"pm" after it in the original text?"""
-    return bool(_MERIDIEM_RE.match(work.original, match.end()))
+    meridiem = _MERIDIEM_RE.match(work.original, match.end())
+    # "für 3 am samstg": a date read there already (blanked) makes "am" German "on".
+    german_on = (
+        meridiem is not None
+        and re.fullmatch(r"\s*am", meridiem[0], re.IGNORECASE) is not None
+        and re.match(r"\s{3}", work.text[meridiem.end() :]) is not None
+    )
+    return bool(meridiem) and not german_on
 
 
 def find_bare_number(work: Work, *, whole: bool = False) -> Decimal | None:

@@ -9,6 +9,7 @@ read here, and numeric dates (ISO, "24.12.", "12/24") too, which need no library
 
 from __future__ import annotations
 
+import difflib
 import re
 from datetime import date, datetime, time, timedelta
 from functools import lru_cache
@@ -18,6 +19,8 @@ from a2a_app.forms.extractors.base import Work
 from a2a_app.forms.extractors.words import GROUP_WORDS, MONTHS, NUMBER_WORDS, WEEKDAYS, alternation
 
 _MONTH = alternation(MONTHS)
+#: Words close to a weekday's spelling that are other words.
+NOT_WEEKDAY = frozenset({"sundae", "sundaes", "monthly"})
 _WEEKDAY = alternation(WEEKDAYS)
 _HOUR_WORDS = {k: v for k, v in NUMBER_WORDS.items() if v <= 12 and k not in {"couple", "dozen"}}
 _HOUR_WORD = alternation(_HOUR_WORDS)
@@ -43,8 +46,10 @@ _RELATIVE_RE = re.compile(
     r"sechs|sieben)\s+(?:days?|weeks?|tage?n?|wochen?))\b",
     re.IGNORECASE,
 )
+_LAST = r"last|past|previous|letzten|letzter|letztes|vergangenen|vergangener|vorigen|voriger"
 _WEEKDAY_RE = re.compile(
-    rf"\b(?:(next|this|coming|nächsten|nächster|naechsten|kommenden|kommender|diesen|dieser)"
+    rf"\b(?:(next|this|coming|nächsten|nächster|naechsten|kommenden|kommender|diesen|dieser|"
+    rf"{_LAST})"
     # "Samstagabend", "Freitagmittag": a German weekday and the time of day, one word.
     rf"\s+)?({_WEEKDAY})s?(?:abend|abends|mittag|mittags|nachmittag|vormittag|morgen)?\b",
     re.IGNORECASE,
@@ -81,6 +86,9 @@ _HOUR_AMPM_RE = re.compile(rf"\b(\d{{1,2}})\s*{_AMPM}(?!\w)", re.IGNORECASE)
 _HOUR_UHR_RE = re.compile(
     rf"\b(\d{{1,2}}|{_HOUR_WORD})\s*(?:uhr|o'?clock)\b(?:\s*(\d{{2}})\b)?", re.IGNORECASE
 )
+# "19h" (French/German shorthand) and "7ish": an hour on its own.
+_HOUR_H_RE = re.compile(r"\b(1\d|2[0-3])h\b", re.IGNORECASE)
+_HOUR_ISH_RE = re.compile(r"\b(\d{1,2})\s*-?ish\b", re.IGNORECASE)
 _HALF_RE = re.compile(
     rf"\b(halb|half past|viertel nach|quarter past|viertel vor|quarter to|dreiviertel)\s+"
     rf"(\d{{1,2}}|{_HOUR_WORD})\b",
@@ -101,6 +109,7 @@ _MIDNIGHT_RE = re.compile(r"\b(?:midnight|mitternacht)\b", re.IGNORECASE)
 _EVENING_RE = re.compile(
     r"\b(?:evening|tonight|night|abends?|nachts?|heute abend)\b|\dp\.?\s?m\b", re.IGNORECASE
 )
+_SMALL_HOURS_RE = re.compile(r"\b(?:nachts|in der nacht|in the night|at night)\b", re.I)
 # "am" alone is German for "on": a.m. counts only right after a number.
 _MORNING_RE = re.compile(
     r"\b(?:morning|morgens|vormittags?|früh)\b|\d\s*a\.?m\.?(?!\s*(?:\d|[^\W\d_]{3}))",
@@ -232,7 +241,12 @@ def _weekday(work: Work, today: date, languages: tuple[str, ...]) -> date | None
         return monday + timedelta(days=WEEKDAYS[(next_week[1] or next_week[2]).lower()])
     match = _WEEKDAY_RE.search(work.text)
     if not match:
-        return None
+        return _misspelt_weekday(work, today)
+    if match[1] and re.fullmatch(_LAST, match[1], re.IGNORECASE):
+        # "last Monday": the one before today (a past date the form can say is past),
+        # not the coming one dateparser would give.
+        work.take(match)
+        return today - timedelta(days=(today.weekday() - WEEKDAYS[match[2].lower()]) % 7 or 7)
     # "next Friday" is the coming Friday, as most guests mean it (and dateparser reads it);
     # the same weekday as today is a week from today.
     found = _calendar(match[2].lower(), languages, today)
@@ -241,6 +255,24 @@ def _weekday(work: Work, today: date, languages: tuple[str, ...]) -> date | None
         found = today + timedelta(days=ahead)
     work.take(match)
     return found
+
+
+#: Full weekday names, for reading a misspelt one ("wendesday", "samstg").
+_FULL_WEEKDAYS = [w for w in WEEKDAYS if len(w) >= 6]
+
+
+def _misspelt_weekday(work: Work, today: date) -> date | None:
+    """A weekday typed with a letter or two wrong or missing: the coming one."""
+    for match in re.finditer(r"[^\W\d_]{5,}", work.text):
+        word = match[0].lower()
+        if word in NOT_WEEKDAY:
+            continue
+        close = difflib.get_close_matches(word, _FULL_WEEKDAYS, n=1, cutoff=0.8)
+        if close and close[0][0] == word[0]:
+            work.take(match)
+            ahead = (WEEKDAYS[close[0]] - today.weekday()) % 7 or 7
+            return today + timedelta(days=ahead)
+    return None
 
 
 def _day_of_month(work: Work, today: date) -> date | None:
@@ -266,13 +298,12 @@ def _number(word: str) -> int | None:
     return _HOUR_WORDS.get(word, GROUP_WORDS.get(word))
 
 
-def _german_am(match: re.Match[str], group: int, text: str) -> bool:
+def _german_am(match: re.Match[str], group: int, text: str, language: str = "") -> bool:
     word = match[group]
-    return (
-        bool(word)
-        and word.lower() == "am"
-        and bool(_AFTER_GERMAN_AM_RE.match(text, match.end(group)))
-    )
+    if not word or word.lower() != "am":
+        return False
+    # In German text a bare "am" is "on" ("für 3 am samstg"): a.m. is written "a.m." there.
+    return language == "de" or bool(_AFTER_GERMAN_AM_RE.match(text, match.end(group)))
 
 
 class _Clock:
@@ -282,6 +313,7 @@ class _Clock:
         self.original = original
         self.morning = bool(_MORNING_RE.search(original))
         self.evening = bool(_EVENING_RE.search(original))
+        self.small_hours = bool(_SMALL_HOURS_RE.search(original))
         self.pm_hours = pm_hours
 
     def at(self, hour: int, minute: int, ampm: str | None = None) -> time | None:
@@ -291,6 +323,8 @@ class _Clock:
             if not 1 <= hour <= 12:
                 return None
             hour = hour % 12 + (12 if ampm.lower().startswith("p") else 0)
+        elif self.small_hours and hour <= 5:
+            pass  # "3 Uhr nachts", "2 in the night": the small hours, not the afternoon
         elif not self.morning and ((1 <= hour <= 11 and self.evening) or hour in self.pm_hours):
             hour += 12
         if not (0 <= hour <= 23 and 0 <= minute <= 59):
@@ -298,20 +332,20 @@ class _Clock:
         return time(hour, minute)
 
 
-def find_time(work: Work, pm_hours: range) -> time | None:
+def find_time(work: Work, pm_hours: range, language: str = "") -> time | None:
     """The first clock time in the text (blanked), or None. Day parts alone ("evening")
     are no time: the form asks for one."""
     clock = _Clock(work.original, pm_hours)
     original = work.original
 
     def hh_mm(m: re.Match[str]) -> time | None:
-        ampm = None if _german_am(m, 3, original) else m[3]
+        ampm = None if _german_am(m, 3, original, language) else m[3]
         if m[1].startswith("0") and not ampm:  # "09:00": a 24-hour clock
             return time(int(m[1]), int(m[2])) if int(m[2]) < 60 else None
         return clock.at(int(m[1]), int(m[2]), ampm)
 
     def hour_ampm(m: re.Match[str]) -> time | None:
-        return None if _german_am(m, 2, original) else clock.at(int(m[1]), 0, m[2])
+        return None if _german_am(m, 2, original, language) else clock.at(int(m[1]), 0, m[2])
 
     def hour_uhr(m: re.Match[str]) -> time | None:
         hour = _number(m[1])
@@ -340,6 +374,8 @@ def find_time(work: Work, pm_hours: range) -> time | None:
         (_HOUR_UHR_RE, hour_uhr),
         (_HALF_RE, fraction),
         (_CUED_HOUR_RE, cued),
+        (_HOUR_H_RE, lambda m: time(int(m[1]), 0)),
+        (_HOUR_ISH_RE, cued),
     ):
         found = work.first(pattern, convert)
         if found is not None:
