@@ -32,8 +32,10 @@ routing reads no database and costs a few microseconds per message.
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import re
+import time
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,8 +47,10 @@ from django.utils.translation import gettext
 
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.types import Message, Part
-from a2a_app.skills import language
+from a2a_app.skills import language, registry
 from a2a_app.skills.catalogue import SkillInfo
+
+logger = logging.getLogger(__name__)
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -76,6 +80,22 @@ _IGNORED_RE = re.compile(
     r"|[^\s,;:!?()\"']*\d[^\s,;:!?()\"']*",
     re.IGNORECASE | re.UNICODE,
 )
+# A reference such as "TD-7K3Q9X": a short letter prefix, a dash, letters and digits.
+# Its own words say nothing, but its shape does: a message with "TD-TZMX72" in it is
+# about the skills whose examples show a "TD-" reference (cancel, change).
+_REFERENCE_SHAPE_RE = re.compile(r"(?<![\w-])([^\W\d_]{1,4})-([^\W_]{4,})(?![\w-])")
+
+
+def reference_shapes(text: str) -> set[str]:
+    """The shapes of the references in ``text`` ("TD-7K3Q9X" -> "td-")."""
+    return {
+        f"{fold(m[1])}-"
+        for m in _REFERENCE_SHAPE_RE.finditer(text or "")
+        # A digit in it, or all capitals ("TD-ABCDEF"): not a hyphenated word ("e-mail").
+        if any(c.isdigit() for c in m[2]) or m[0].isupper()
+    }
+
+
 # Words too common to say which skill is meant (English and German, folded).
 _STOP_WORDS = _wordset(
     """
@@ -165,6 +185,24 @@ def is_greeting(text: str) -> bool:
     )
 
 
+# Words that fit a skill without saying what the guest wants: verbs of asking for
+# something, and days and times ("book", "bestellen", "tomorrow"). A skill that shares
+# only these with a message about a thing it does not know does not get it.
+_GENERIC_VERBS = (
+    "book booking make get order reserve arrange organise organize find recommend bring "
+    "send write buchen buche bestellen bestelle besorgen besorge machen mache reservieren "
+    "reserviere reserviert organisieren organisiere bringen bringt bring empfehlen "
+    "schreiben schreibe schicken schicke finden finde"
+)
+# An unknown word after one of these is a thing the guest asks for ("a taxi", "ein
+# Hotelzimmer"), not a name ("for Weber").
+_ARTICLES = _wordset("a an the ein eine einen einem einer eines der die das den dem")
+
+
+def _is_weak(word: str) -> bool:
+    return word in _WEAK_WORDS or stem(word) in _WEAK_WORDS
+
+
 # --- the index of a catalogue ---------------------------------------------------------------
 
 
@@ -175,6 +213,12 @@ _TEMPORAL_WORDS = (
     "monday tuesday wednesday thursday friday saturday sunday "
     "heute morgen übermorgen abend mittag mittags abends nachmittag wochenende uhr "
     "montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag"
+)
+
+
+_WEAK_WORDS = frozenset(
+    {w for w in fold(_GENERIC_VERBS + " " + _TEMPORAL_WORDS).split()}
+    | {stem(w) for w in fold(_GENERIC_VERBS + " " + _TEMPORAL_WORDS).split()}
 )
 
 
@@ -226,8 +270,12 @@ class _Index:
             ]
             if skill.form is not None:
                 sources.append((FIELD_WEIGHT, _form_words(skill.form)))
+            sources.append((EXAMPLE_WEIGHT, _vocabulary(skill)))
             for weight, texts in sources:
                 for text in texts:
+                    for shape in reference_shapes(str(text)):
+                        postings = weights.setdefault(shape, {})
+                        postings[position] = max(postings.get(position, 0.0), weight)
                     for word in _folded_words(str(text)):
                         # Stemmed and as written: "gluten" is stemmed "glut", too short
                         # to find "glutenfrei" by prefix; "gluten" finds it.
@@ -284,17 +332,46 @@ class _Index:
                 found[position] = max(found.get(position, 0.0), weight * TYPO_FACTOR)
         return found
 
+    def found(self, word: str) -> dict[int, float]:
+        """The skills that have ``word`` as written, stemmed, or misspelt."""
+        found = self.matches(word)
+        stemmed = stem(word)
+        if stemmed != word:
+            for position, weight in self.matches(stemmed).items():
+                found[position] = max(found.get(position, 0.0), weight)
+        return found or self.misspelt(word)
+
+    def explains(self, text: str, position: int) -> bool:
+        """Does the skill at ``position`` explain what ``text`` asks for?
+
+        Not when all it shares with the text are generic words (a verb such as "book",
+        "buchen", "order", or a day or time: :data:`_WEAK_WORDS`) while the text names a
+        thing with an article that no skill knows ("book me a taxi", "ein Hotelzimmer
+        buchen", "book a flight for tomorrow"): the guest wants that thing, which this
+        site does not offer. Names are no such thing ("book for Weber tomorrow": no
+        article), so unknown names, typos and dishes still reach the skill. Nor when the
+        skill shares no word with the text, only the shape of a reference."""
+        tokens = _WORD_RE.findall(fold(_IGNORED_RE.sub(" ", unicodedata.normalize("NFKC", text))))
+        strong = shared = False
+        unknown_thing = False
+        previous = ""
+        for token in tokens:
+            if len(token) > 1 and token not in _STOP_WORDS:
+                found = self.found(token)
+                shared = shared or position in found
+                if position in found and not _is_weak(token):
+                    strong = True
+                elif not found and previous in _ARTICLES and token not in _GREETING_WORDS:
+                    unknown_thing = True
+            previous = token
+        # A reference's shape alone ("TD-7K2Q") may be a cancellation or a change.
+        return shared and (strong or not unknown_thing)
+
     def scores(self, text: str) -> list[float]:
         totals = [0.0] * len(self.skills)
         count = len(self.skills)
-        for word in _folded_words(text):
-            found = self.matches(word)
-            stemmed = stem(word)
-            if stemmed != word:
-                for position, weight in self.matches(stemmed).items():
-                    found[position] = max(found.get(position, 0.0), weight)
-            if not found:
-                found = self.misspelt(word)
+        shapes = [dict(self.exact.get(shape, ())) for shape in reference_shapes(text)]
+        for found in [self.found(word) for word in _folded_words(text)] + shapes:
             if not found:
                 continue
             # 1 for a word one skill has, near 0 for one every skill has.
@@ -316,6 +393,8 @@ def _one_typo(a: str, b: str) -> bool:
         diff = [i for i in range(len(a)) if a[i] != b[i]]
         if len(diff) == 2 and diff[1] == diff[0] + 1:
             return a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        if len(diff) == 1:  # one letter changed ("gedicht" / "gericht"): another word
+            return False
     # Insertions and deletions: len(a) + len(b) - 2 * (longest common subsequence).
     previous = [0] * (len(b) + 1)
     for x in a:
@@ -327,9 +406,35 @@ def _one_typo(a: str, b: str) -> bool:
     return slips <= (2 if min(len(a), len(b)) >= 7 else 1)
 
 
+def _vocabulary(skill: SkillInfo) -> list[str]:
+    """The texts of the skill's ``vocabulary=`` callable (none if it fails: a broken
+    vocabulary must not stop routing)."""
+    spec = skill.spec
+    source = getattr(spec, "vocabulary", None) if spec is not None else None
+    if source is None:
+        return []
+    try:
+        return [str(text) for text in source()]
+    except Exception:  # noqa: BLE001 - e.g. its table is not migrated yet
+        logger.warning("vocabulary of skill %r failed", skill.id, exc_info=True)
+        return []
+
+
+#: A skill's vocabulary (dishes of a menu...) may change: the index is rebuilt from it
+#: this often at most, in seconds.
+VOCABULARY_TTL = 300
+
+
 @functools.lru_cache(maxsize=16)
-def _index(skills: tuple[SkillInfo, ...]) -> _Index:
+def _cached_index(skills: tuple[SkillInfo, ...], epoch: int, generation: int) -> _Index:
     return _Index.build(skills)
+
+
+def _index(skills: tuple[SkillInfo, ...]) -> _Index:
+    # Rebuilt when the registry changes (the specs hold forms and vocabularies) and
+    # every VOCABULARY_TTL seconds.
+    epoch = int(time.monotonic() // VOCABULARY_TTL)
+    return _cached_index(skills, epoch, registry.generation())
 
 
 def scores(text: str, skills: Sequence[SkillInfo]) -> dict[str, float]:
@@ -366,14 +471,59 @@ def route_message(
         )
     if len(skills) == 1:
         return skills[0]
-    if not skills or is_greeting(message.text):
-        return None  # a greeting is answered with what the agent can do
+    if not skills:
+        return None
     index = _index(tuple(skills))
+    by_data = _route_by_data(message, index)
+    if by_data is not None:
+        return by_data
+    if is_greeting(message.text):
+        return None  # a greeting is answered with what the agent can do
     totals = index.scores(message.text)
     best = max(range(len(totals)), key=lambda i: (totals[i], -i))
     if totals[best] < a2a_settings.ROUTING_MIN_SCORE:
         return None
+    if not index.explains(message.text, best):
+        return None  # "book me a taxi": only a generic verb fits, the thing asked is unknown
     return index.skills[best]
+
+
+def _data_keys(message: Message) -> set[str]:
+    """The keys of the message's data parts (objects only)."""
+    keys: set[str] = set()
+    for part in message.parts:
+        if part.kind == "data" and isinstance(part.content, Mapping):
+            keys.update(str(key) for key in part.content)
+    return keys
+
+
+def _route_by_data(message: Message, index: _Index) -> SkillInfo | None:
+    """The form skill whose fields the message's data part fills, if one does.
+
+    A program that sends ``{"party_size": 2, "date": ...}`` names a form's fields: the
+    skill whose form has most of those keys wins (then the one whose form they fill
+    best, then the text's score, then catalogue order). At least half the keys must be
+    the form's, so a data part about something else is left to the text."""
+    keys = _data_keys(message)
+    if not keys:
+        return None
+    text_scores = index.scores(message.text) if message.text.strip() else None
+    best: tuple[float, ...] | None = None
+    chosen: SkillInfo | None = None
+    for position, skill in enumerate(index.skills):
+        fields = set(getattr(skill.form, "base_fields", None) or ())
+        shared = len(keys & fields)
+        if not shared or shared * 2 < len(keys):
+            continue
+        rank = (
+            shared,
+            shared / len(fields),
+            text_scores[position] if text_scores else 0.0,
+            -position,
+        )
+        if best is None or rank > best:
+            best, chosen = rank, skill
+    return chosen
 
 
 # --- the fallback -----------------------------------------------------------------------------
@@ -395,6 +545,9 @@ def _examples_for(skills: Sequence[SkillInfo], lang: str, wanted: int = 2) -> li
             if any(e in chosen for e in skill.examples):
                 continue
             for example in skill.examples:
+                # A made-up reference ("TD-7K3Q9X") would read as the guest's own.
+                if reference_shapes(example):
+                    continue
                 if not strict or _example_language(example) == lang:
                     chosen.append(example)
                     break
