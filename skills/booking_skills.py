@@ -384,7 +384,7 @@ def cancel_reservation(ctx: SkillContext) -> Any:
     tags=[
         "change", "move", "reschedule", "modify", "update", "postpone", "instead", "earlier",
         "later", "ändern", "verschieben", "umbuchen", "Änderung", "statt", "anstatt",
-        "früher", "später", "stattdessen",
+        "früher", "später", "stattdessen", "verlegen",
     ],
     examples=[
         "I need to change my reservation TD-7K3Q9X to a later time",
