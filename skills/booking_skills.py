@@ -115,7 +115,7 @@ FIELDS = ("date", "time", "party_size", "name", "contact")
     tags=[
         "reservation", "book", "booking", "table", "reserve", "tonight", "guests", "persons",
         "people", "dinner", "lunch", "seat", "Reservierung", "reservieren", "Tisch", "buchen",
-        "Platz", "Gäste", "Personen", "Leute", "Abendessen", "Mittagessen",
+        "Platz", "space", "Gäste", "Personen", "Leute", "Abendessen", "Mittagessen",
     ],
     examples=[
         "Book a table for 4 on Friday at 7pm",

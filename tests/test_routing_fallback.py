@@ -380,6 +380,7 @@ class TestWhatTheSkillExplains:
             "Can you book me a taxi?",
             "Book me a flight to Rome for 2 tomorrow",
             "Könnt ihr mir ein Hotelzimmer buchen?",
+            "Can you recommend a hotel near your parking?",  # "parking" fits, "a hotel" decides
         ],
     )
     def test_a_generic_verb_with_an_unknown_thing_is_out_of_scope(self, text):

@@ -199,6 +199,21 @@ _GENERIC_VERBS = (
 _ARTICLES = _wordset("a an the ein eine einen einem einer eines der die das den dem")
 
 
+def _object_of_generic_verb(tokens: list[str], i: int) -> bool:
+    """Is ``tokens[i]`` (after an article) what a generic verb asks for: "book (me) a
+    taxi", "recommend a hotel", "ein Hotelzimmer buchen"?"""
+    before = tokens[max(0, i - 3) : i - 1]  # the verb, maybe a pronoun ("me", "uns")
+    if before and before[-1] in _PRONOUNS:
+        before = before[:-1]
+    after = tokens[i + 1 : i + 2]  # German puts the verb last
+    return bool(before and before[-1] in _GENERIC_VERB_WORDS) or bool(
+        after and after[0] in _GENERIC_VERB_WORDS
+    )
+
+
+_PRONOUNS = _wordset("me us him her them mir uns ihm ihr ihnen")
+
+
 def _is_weak(word: str) -> bool:
     return word in _WEAK_WORDS or stem(word) in _WEAK_WORDS
 
@@ -216,6 +231,7 @@ _TEMPORAL_WORDS = (
 )
 
 
+_GENERIC_VERB_WORDS = frozenset(fold(_GENERIC_VERBS).split())
 _WEAK_WORDS = frozenset(
     {w for w in fold(_GENERIC_VERBS + " " + _TEMPORAL_WORDS).split()}
     | {stem(w) for w in fold(_GENERIC_VERBS + " " + _TEMPORAL_WORDS).split()}
@@ -353,19 +369,22 @@ class _Index:
         skill shares no word with the text, only the shape of a reference."""
         tokens = _WORD_RE.findall(fold(_IGNORED_RE.sub(" ", unicodedata.normalize("NFKC", text))))
         strong = shared = False
-        unknown_thing = False
-        previous = ""
-        for token in tokens:
+        unknown_thing = asked_for = False
+        for i, token in enumerate(tokens):
             if len(token) > 1 and token not in _STOP_WORDS:
                 found = self.found(token)
                 shared = shared or position in found
                 if position in found and not _is_weak(token):
                     strong = True
-                elif not found and previous in _ARTICLES and token not in _GREETING_WORDS:
+                elif (
+                    not found and i and tokens[i - 1] in _ARTICLES and token not in _GREETING_WORDS
+                ):
                     unknown_thing = True
-            previous = token
-        # A reference's shape alone ("TD-7K2Q") may be a cancellation or a change.
-        return shared and (strong or not unknown_thing)
+                    asked_for = asked_for or _object_of_generic_verb(tokens, i)
+        # A reference's shape alone ("TD-7K2Q") may be a cancellation or a change. The
+        # thing a generic verb asks for decides, whatever else fits ("recommend a hotel
+        # nearby" is no question about the way here).
+        return shared and not asked_for and (strong or not unknown_thing)
 
     def scores(self, text: str) -> list[float]:
         totals = [0.0] * len(self.skills)
