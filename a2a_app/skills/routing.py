@@ -5,16 +5,19 @@ In order, deterministically:
 
 1. ``metadata.skillId`` on the message, then on the request, names the skill;
 2. if only one skill is enabled, it is the one;
-3. otherwise each skill is scored by the words the message shares with it, and the best
-   wins if its score reaches ``A2A_APP["ROUTING_MIN_SCORE"]``; ties go to the skill
-   listed first (``Skill.order``, then id);
-4. else no skill: the caller gets :func:`fallback_message`, a direct Message (no task) in
+3. a message with a data part goes to the form skill whose fields its keys name
+   (:func:`_route_by_data`);
+4. otherwise each skill is scored by the words the message shares with it, and the best
+   wins if its score reaches ``A2A_APP["ROUTING_MIN_SCORE"]`` and it explains the message
+   (:meth:`_Index.explains`: "book me a taxi" shares only a generic verb with the booking
+   skill); ties go to the skill listed first (``Skill.order``, then id);
+5. else no skill: the caller gets :func:`fallback_message`, a direct Message (no task) in
    its language saying what the agent can do, with one or two example requests.
 
 The score (docs/skills.md, "Which skill gets a message"): a skill's words are its id,
 name and tags (weight 1), the names, labels and choices of its form's fields (0.7) and
-its examples (0.6). A message word counts for every skill that has it, times an
-IDF-like factor ``log((N + 1) / n)`` (N skills, n of them have the word), so a word
+its examples and its ``vocabulary=`` (0.6). A message word counts for every skill that
+has it, times an IDF-like factor ``log((N + 1) / n)`` (N skills, n of them have the word), so a word
 only one skill has ("catering") outweighs one they share ("table", "guests"). Words are
 compared folded (case, accents), lightly stemmed ("reservieren" ~ "reservation",
 "dishes" ~ "dish") and by prefix when long enough ("vegane" ~ "vegan"). A form with a
