@@ -388,9 +388,14 @@ class TestWhatTheSkillExplains:
 
     @pytest.mark.parametrize(
         "text",
-        ["Book for Weber tomorrow", "book a tabel for 2 tomorrow", "Tisch für Weber morgen"],
+        [
+            "Book for Weber tomorrow",
+            "book a tabel for 2 tomorrow",
+            "Tisch für Weber morgen",
+            "Can you book the same again for Saturday?",
+        ],
     )
-    def test_names_and_typos_still_route(self, text):
+    def test_names_typos_and_the_same_again_still_route(self, text):
         assert routed(text) == "make-reservation"
 
     def test_a_changed_letter_is_no_typo_even_in_long_words(self):

@@ -214,6 +214,14 @@ def _object_of_generic_verb(tokens: list[str], i: int) -> bool:
     )
 
 
+# Words after an article that name no thing ("book the same again", "the other one").
+_NOT_THINGS = _wordset(
+    """
+    same other others usual next last first second third whole rest following previous
+    selbe selben gleiche gleichen andere anderen ubliche ublichen nachste nachsten letzte
+    letzten erste ersten
+    """
+)
 _PRONOUNS = _wordset("me us him her them mir uns ihm ihr ihnen")
 
 
@@ -380,7 +388,11 @@ class _Index:
                 if position in found and not _is_weak(token):
                     strong = True
                 elif (
-                    not found and i and tokens[i - 1] in _ARTICLES and token not in _GREETING_WORDS
+                    not found
+                    and i
+                    and tokens[i - 1] in _ARTICLES
+                    and token not in _GREETING_WORDS
+                    and token not in _NOT_THINGS
                 ):
                     unknown_thing = True
                     asked_for = asked_for or _object_of_generic_verb(tokens, i)
