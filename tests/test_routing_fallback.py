@@ -393,6 +393,8 @@ class TestWhatTheSkillExplains:
             "book a tabel for 2 tomorrow",
             "Tisch für Weber morgen",
             "Can you book the same again for Saturday?",
+            "Could you book a quiet table for 4 tonight?",  # "quiet" before a known thing
+            "Please make a reservation for the Johnsons tomorrow",  # a thing, not a verb
         ],
     )
     def test_names_typos_and_the_same_again_still_route(self, text):

@@ -192,7 +192,7 @@ def is_greeting(text: str) -> bool:
 # something, and days and times ("book", "bestellen", "tomorrow"). A skill that shares
 # only these with a message about a thing it does not know does not get it.
 _GENERIC_VERBS = (
-    "book booking make get order reserve arrange organise organize find recommend bring "
+    "book make get order reserve arrange organise organize find recommend bring "
     "send write buchen buche bestellen bestelle besorgen besorge machen mache reservieren "
     "reserviere reserviert organisieren organisiere bringen bringt bring empfehlen "
     "schreiben schreibe schicken schicke finden finde"
@@ -226,7 +226,7 @@ _PRONOUNS = _wordset("me us him her them mir uns ihm ihr ihnen")
 
 
 def _is_weak(word: str) -> bool:
-    return word in _WEAK_WORDS or stem(word) in _WEAK_WORDS
+    return word in _WEAK_WORDS or word.removesuffix("s") in _WEAK_WORDS
 
 
 # --- the index of a catalogue ---------------------------------------------------------------
@@ -243,10 +243,9 @@ _TEMPORAL_WORDS = (
 
 
 _GENERIC_VERB_WORDS = frozenset(fold(_GENERIC_VERBS).split())
-_WEAK_WORDS = frozenset(
-    {w for w in fold(_GENERIC_VERBS + " " + _TEMPORAL_WORDS).split()}
-    | {stem(w) for w in fold(_GENERIC_VERBS + " " + _TEMPORAL_WORDS).split()}
-)
+# As written (not stemmed: "booking" names the thing, "book" only asks for it), and
+# days in the plural ("Saturdays", "samstags").
+_WEAK_WORDS = frozenset(fold(_GENERIC_VERBS + " " + _TEMPORAL_WORDS).split())
 
 
 def _form_words(form: Any) -> list[str]:
@@ -393,6 +392,7 @@ class _Index:
                     and tokens[i - 1] in _ARTICLES
                     and token not in _GREETING_WORDS
                     and token not in _NOT_THINGS
+                    and not self._known_after(tokens, i)
                 ):
                     unknown_thing = True
                     asked_for = asked_for or _object_of_generic_verb(tokens, i)
@@ -400,6 +400,17 @@ class _Index:
         # thing a generic verb asks for decides, whatever else fits ("recommend a hotel
         # nearby" is no question about the way here).
         return shared and not asked_for and (strong or not unknown_thing)
+
+    def _known_after(self, tokens: list[str], i: int) -> bool:
+        """Is ``tokens[i]`` a word before a thing some skill names in its card, tags or
+        form ("a quiet table", "einen ruhigen Tisch"): then the thing is no unknown one.
+        Not a word only its examples have ("a hotel nearby"), nor a generic one ("ein
+        Hotelzimmer buchen")."""
+        following = tokens[i + 1 : i + 2]
+        if not following or following[0] in _STOP_WORDS or _is_weak(following[0]):
+            return False
+        found = self.found(following[0])
+        return bool(found) and max(found.values()) >= FIELD_WEIGHT
 
     def scores(self, text: str) -> list[float]:
         totals = [0.0] * len(self.skills)
