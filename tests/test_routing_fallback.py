@@ -440,6 +440,11 @@ class TestWhatTheSkillExplains:
             assert route_message(only_data, {}, skills).id == "book"
             other = Message(message_id="m", role=Role.USER, parts=[Part.data_part({"x": 1})])
             assert route_message(other, {}, skills) is None
+            # With text, a key no form has leaves the choice to the text.
+            mixed = {"date": "2026-12-12", "day": "sat"}
+            parts = [Part.text_part("What's on the menu?"), Part.data_part(mixed)]
+            menu = Message(message_id="m", role=Role.USER, parts=parts)
+            assert route_message(menu, {}, skills).id == "view-menu"
 
     def test_a_vocabulary_counts_like_examples(self):
         spec = SkillSpec(

@@ -547,8 +547,9 @@ def _route_by_data(message: Message, index: _Index) -> SkillInfo | None:
 
     A program that sends ``{"party_size": 2, "date": ...}`` names a form's fields: the
     skill whose form has most of those keys wins (then the one whose form they fill
-    best, then the text's score, then catalogue order). At least half the keys must be
-    the form's, so a data part about something else is left to the text."""
+    best, then the text's score, then catalogue order). With text, all the keys must be
+    the form's, without at least half, so a data part about something else is left to
+    the text."""
     keys = _data_keys(message)
     if not keys:
         return None
@@ -558,7 +559,9 @@ def _route_by_data(message: Message, index: _Index) -> SkillInfo | None:
     for position, skill in enumerate(index.skills):
         fields = set(getattr(skill.form, "base_fields", None) or ())
         shared = len(keys & fields)
-        if not shared or shared * 2 < len(keys):
+        # With text, every key must be the form's ({"day", "time"} for an hours skill
+        # that reads data parts without a form is not a booking); without, half.
+        if not shared or (shared < len(keys) if text_scores else shared * 2 < len(keys)):
             continue
         rank = (
             shared,
