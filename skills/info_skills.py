@@ -409,7 +409,8 @@ def location_answer(info: RestaurantInfo, topics: list[str], lang: str) -> str:
     tags=[
         "location", "address", "where", "directions", "parking", "train", "bus",
         "tram", "public transport", "wheelchair", "accessible", "Adresse", "Anfahrt",
-        "parken", "Parkplatz", "Bahn", "barrierefrei", "Rollstuhl",
+        "parken", "Parkplatz", "Bahn", "barrierefrei", "Rollstuhl", "Anschrift",
+        "Haltestelle", "station",
     ],
     examples=[
         "Where are you located?",

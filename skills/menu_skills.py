@@ -312,6 +312,19 @@ def _missing_thing(text: str, filters: MenuFilters) -> str:
     return " ".join(rest[:3]) if 0 < len(rest) <= 3 else ""
 
 
+def menu_vocabulary() -> list[str]:
+    """What the menu holds, for the router: dish names and descriptions, categories,
+    allergens and tags, in English and German ("Is there meat in the saltimbocca?")."""
+    texts: list[str] = []
+    for code in ("en", "de"):
+        with translation.override(code):
+            texts.extend(str(label) for _value, label in MenuItem.Category.choices)
+    for item in MenuItem.objects.filter(available=True):
+        texts += [item.name, item.name_de, item.description, item.description_de]
+        texts += [*item.allergens, *item.tags]
+    return texts
+
+
 @skill(
     "view-menu",
     name="View menu",
@@ -348,6 +361,7 @@ def _missing_thing(text: str, filters: MenuFilters) -> str:
     ],
     input_modes=MODES,
     output_modes=MODES,
+    vocabulary=menu_vocabulary,
 )  # fmt: skip
 def view_menu(ctx: SkillContext) -> Completed:
     """Answer a question about the menu or a dish, or show the menu filtered."""

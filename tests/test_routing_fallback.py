@@ -368,3 +368,91 @@ def test_a_pluggable_router_is_still_honoured(rpc, site):
 
 def always_menu(message, metadata, skills):
     return next(s for s in skills if s.id == "view-menu")
+
+
+class TestWhatTheSkillExplains:
+    """Round 2 of issue 15: a generic verb is not enough when the thing asked for is
+    unknown; a data part routes by its keys; a skill's vocabulary counts."""
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "Can you book me a taxi?",
+            "Book me a flight to Rome for 2 tomorrow",
+            "Könnt ihr mir ein Hotelzimmer buchen?",
+            "Can you recommend a hotel near your parking?",  # "parking" fits, "a hotel" decides
+        ],
+    )
+    def test_a_generic_verb_with_an_unknown_thing_is_out_of_scope(self, text):
+        assert routed(text) is None
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "Book for Weber tomorrow",
+            "book a tabel for 2 tomorrow",
+            "Tisch für Weber morgen",
+            "Can you book the same again for Saturday?",
+            "Could you book a quiet table for 4 tonight?",  # "quiet" before a known thing
+            "Please make a reservation for the Johnsons tomorrow",  # a thing, not a verb
+        ],
+    )
+    def test_names_typos_and_the_same_again_still_route(self, text):
+        assert routed(text) == "make-reservation"
+
+    def test_a_changed_letter_is_no_typo_even_in_long_words(self):
+        # "Gedicht" is not "Gericht".
+        assert (
+            routed(
+                "Kannst du mir ein Gedicht schreiben?", [*SEVEN, info("dishes", tags=("Gericht",))]
+            )
+            is None
+        )
+
+    def test_the_shape_of_a_reference_points_at_its_skills(self):
+        # "TD-ABCD12" has the shape of the examples' "TD-7K2Q": cancel, not a new booking.
+        points = scores("Reservation TD-ABCD12 please", SEVEN)
+        assert points["cancel-reservation"] > points["make-reservation"]
+        assert routed("TD-ABCD12") is None  # the shape alone: cancel or change?
+
+    def test_a_data_part_routes_by_its_keys(self):
+        class Booking(forms.Form):
+            date = forms.DateField()
+            party_size = forms.IntegerField()
+            name = forms.CharField()
+
+        class Party(forms.Form):
+            date = forms.DateField()
+            guests = forms.IntegerField()
+
+        specs = [
+            SkillSpec(
+                key="book", handler=lambda ctx: None, name="Book", description="", form=Booking
+            ),
+            SkillSpec(
+                key="party", handler=lambda ctx: None, name="Party", description="", form=Party
+            ),
+        ]
+        skills = [info("party", handler_key="party"), info("book", handler_key="book"), MENU]
+        data = {"date": "2026-12-12", "party_size": 2, "name": "Noah Kim"}
+        only_data = Message(message_id="m", role=Role.USER, parts=[Part.data_part(data)])
+        with registered(*specs):
+            assert route_message(only_data, {}, skills).id == "book"
+            other = Message(message_id="m", role=Role.USER, parts=[Part.data_part({"x": 1})])
+            assert route_message(other, {}, skills) is None
+            # With text, a key no form has leaves the choice to the text.
+            mixed = {"date": "2026-12-12", "day": "sat"}
+            parts = [Part.text_part("What's on the menu?"), Part.data_part(mixed)]
+            menu = Message(message_id="m", role=Role.USER, parts=parts)
+            assert route_message(menu, {}, skills).id == "view-menu"
+
+    def test_a_vocabulary_counts_like_examples(self):
+        spec = SkillSpec(
+            key="view-menu",
+            handler=lambda ctx: None,
+            name="View menu",
+            description="",
+            vocabulary=lambda: ["Saltimbocca alla romana"],
+        )
+        with registered(spec):
+            assert routed("Is there meat in the saltimbocca?") == "view-menu"

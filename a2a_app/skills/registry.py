@@ -8,7 +8,7 @@ admin (name, description, tags, enabled...), and its ``handler`` names a registr
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -52,6 +52,10 @@ class SkillSpec:
     # caller); None: the form's free-text fields (name, e-mail, phone...), see
     # a2a_app.forms.collect.context_fields.
     context_fields: tuple[str, ...] | None = None
+    # Words the skill knows beyond its card, for the router (a2a_app.skills.routing):
+    # a callable returning texts, e.g. the dish names of a menu read from the database.
+    # Called when the router builds its word index (at most every few minutes).
+    vocabulary: Callable[[], Iterable[str]] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -86,6 +90,7 @@ def skill(
     rerun_safe: bool = False,
     form: type | None = None,
     context_fields: list[str] | tuple[str, ...] | None = None,
+    vocabulary: Callable[[], Iterable[str]] | None = None,
 ) -> Callable[[Handler], Handler]:
     """Register the decorated function as the handler of skill ``key``.
 
@@ -104,6 +109,9 @@ def skill(
     them, and the handler runs only once the form is valid (``ctx.form``,
     ``ctx.cleaned_data``); ``context_fields`` names the fields whose values later tasks
     of the same context reuse (docs/skills.md, "Skills declared as forms").
+    ``vocabulary=`` a callable returning texts (dish names, product names...) whose words
+    the router counts for this skill like its examples' ("Is there meat in the
+    saltimbocca?" finds the menu when the menu's dishes are its vocabulary).
     """
     check_access(key, access, permission)
     check_form(key, form, context_fields)
@@ -125,6 +133,7 @@ def skill(
                 rerun_safe=rerun_safe,
                 form=form,
                 context_fields=None if context_fields is None else tuple(context_fields),
+                vocabulary=vocabulary,
             )
         )
         return handler

@@ -5,16 +5,19 @@ In order, deterministically:
 
 1. ``metadata.skillId`` on the message, then on the request, names the skill;
 2. if only one skill is enabled, it is the one;
-3. otherwise each skill is scored by the words the message shares with it, and the best
-   wins if its score reaches ``A2A_APP["ROUTING_MIN_SCORE"]``; ties go to the skill
-   listed first (``Skill.order``, then id);
-4. else no skill: the caller gets :func:`fallback_message`, a direct Message (no task) in
+3. a message with a data part goes to the form skill whose fields its keys name
+   (:func:`_route_by_data`);
+4. otherwise each skill is scored by the words the message shares with it, and the best
+   wins if its score reaches ``A2A_APP["ROUTING_MIN_SCORE"]`` and it explains the message
+   (:meth:`_Index.explains`: "book me a taxi" shares only a generic verb with the booking
+   skill); ties go to the skill listed first (``Skill.order``, then id);
+5. else no skill: the caller gets :func:`fallback_message`, a direct Message (no task) in
    its language saying what the agent can do, with one or two example requests.
 
 The score (docs/skills.md, "Which skill gets a message"): a skill's words are its id,
 name and tags (weight 1), the names, labels and choices of its form's fields (0.7) and
-its examples (0.6). A message word counts for every skill that has it, times an
-IDF-like factor ``log((N + 1) / n)`` (N skills, n of them have the word), so a word
+its examples and its ``vocabulary=`` (0.6). A message word counts for every skill that
+has it, times an IDF-like factor ``log((N + 1) / n)`` (N skills, n of them have the word), so a word
 only one skill has ("catering") outweighs one they share ("table", "guests"). Words are
 compared folded (case, accents), lightly stemmed ("reservieren" ~ "reservation",
 "dishes" ~ "dish") and by prefix when long enough ("vegane" ~ "vegan"). A form with a
@@ -32,8 +35,10 @@ routing reads no database and costs a few microseconds per message.
 from __future__ import annotations
 
 import functools
+import logging
 import math
 import re
+import time
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,8 +50,10 @@ from django.utils.translation import gettext
 
 from a2a_app.protocol.errors import InvalidParamsError
 from a2a_app.protocol.types import Message, Part
-from a2a_app.skills import language
+from a2a_app.skills import language, registry
 from a2a_app.skills.catalogue import SkillInfo
+
+logger = logging.getLogger(__name__)
 
 
 def _wordset(text: str) -> frozenset[str]:
@@ -76,6 +83,22 @@ _IGNORED_RE = re.compile(
     r"|[^\s,;:!?()\"']*\d[^\s,;:!?()\"']*",
     re.IGNORECASE | re.UNICODE,
 )
+# A reference such as "TD-7K3Q9X": a short letter prefix, a dash, letters and digits.
+# Its own words say nothing, but its shape does: a message with "TD-TZMX72" in it is
+# about the skills whose examples show a "TD-" reference (cancel, change).
+_REFERENCE_SHAPE_RE = re.compile(r"(?<![\w-])([^\W\d_]{1,4})-([^\W_]{4,})(?![\w-])")
+
+
+def reference_shapes(text: str) -> set[str]:
+    """The shapes of the references in ``text`` ("TD-7K3Q9X" -> "td-")."""
+    return {
+        f"{fold(m[1])}-"
+        for m in _REFERENCE_SHAPE_RE.finditer(text or "")
+        # A digit in it, or all capitals ("TD-ABCDEF"): not a hyphenated word ("e-mail").
+        if any(c.isdigit() for c in m[2]) or m[0].isupper()
+    }
+
+
 # Words too common to say which skill is meant (English and German, folded).
 _STOP_WORDS = _wordset(
     """
@@ -165,6 +188,47 @@ def is_greeting(text: str) -> bool:
     )
 
 
+# Words that fit a skill without saying what the guest wants: verbs of asking for
+# something, and days and times ("book", "bestellen", "tomorrow"). A skill that shares
+# only these with a message about a thing it does not know does not get it.
+_GENERIC_VERBS = (
+    "book make get order reserve arrange organise organize find recommend bring "
+    "send write buchen buche bestellen bestelle besorgen besorge machen mache reservieren "
+    "reserviere reserviert organisieren organisiere bringen bringt bring empfehlen "
+    "schreiben schreibe schicken schicke finden finde"
+)
+# An unknown word after one of these is a thing the guest asks for ("a taxi", "ein
+# Hotelzimmer"), not a name ("for Weber").
+_ARTICLES = _wordset("a an the ein eine einen einem einer eines der die das den dem")
+
+
+def _object_of_generic_verb(tokens: list[str], i: int) -> bool:
+    """Is ``tokens[i]`` (after an article) what a generic verb asks for: "book (me) a
+    taxi", "recommend a hotel", "ein Hotelzimmer buchen"?"""
+    before = tokens[max(0, i - 3) : i - 1]  # the verb, maybe a pronoun ("me", "uns")
+    if before and before[-1] in _PRONOUNS:
+        before = before[:-1]
+    after = tokens[i + 1 : i + 2]  # German puts the verb last
+    return bool(before and before[-1] in _GENERIC_VERB_WORDS) or bool(
+        after and after[0] in _GENERIC_VERB_WORDS
+    )
+
+
+# Words after an article that name no thing ("book the same again", "the other one").
+_NOT_THINGS = _wordset(
+    """
+    same other others usual next last first second third whole rest following previous
+    selbe selben gleiche gleichen andere anderen ubliche ublichen nachste nachsten letzte
+    letzten erste ersten
+    """
+)
+_PRONOUNS = _wordset("me us him her them mir uns ihm ihr ihnen")
+
+
+def _is_weak(word: str) -> bool:
+    return word in _WEAK_WORDS or word.removesuffix("s") in _WEAK_WORDS
+
+
 # --- the index of a catalogue ---------------------------------------------------------------
 
 
@@ -176,6 +240,12 @@ _TEMPORAL_WORDS = (
     "heute morgen übermorgen abend mittag mittags abends nachmittag wochenende uhr "
     "montag dienstag mittwoch donnerstag freitag samstag sonnabend sonntag"
 )
+
+
+_GENERIC_VERB_WORDS = frozenset(fold(_GENERIC_VERBS).split())
+# As written (not stemmed: "booking" names the thing, "book" only asks for it), and
+# days in the plural ("Saturdays", "samstags").
+_WEAK_WORDS = frozenset(fold(_GENERIC_VERBS + " " + _TEMPORAL_WORDS).split())
 
 
 def _form_words(form: Any) -> list[str]:
@@ -226,8 +296,12 @@ class _Index:
             ]
             if skill.form is not None:
                 sources.append((FIELD_WEIGHT, _form_words(skill.form)))
+            sources.append((EXAMPLE_WEIGHT, _vocabulary(skill)))
             for weight, texts in sources:
                 for text in texts:
+                    for shape in reference_shapes(str(text)):
+                        postings = weights.setdefault(shape, {})
+                        postings[position] = max(postings.get(position, 0.0), weight)
                     for word in _folded_words(str(text)):
                         # Stemmed and as written: "gluten" is stemmed "glut", too short
                         # to find "glutenfrei" by prefix; "gluten" finds it.
@@ -284,17 +358,65 @@ class _Index:
                 found[position] = max(found.get(position, 0.0), weight * TYPO_FACTOR)
         return found
 
+    def found(self, word: str) -> dict[int, float]:
+        """The skills that have ``word`` as written, stemmed, or misspelt."""
+        found = self.matches(word)
+        stemmed = stem(word)
+        if stemmed != word:
+            for position, weight in self.matches(stemmed).items():
+                found[position] = max(found.get(position, 0.0), weight)
+        return found or self.misspelt(word)
+
+    def explains(self, text: str, position: int) -> bool:
+        """Does the skill at ``position`` explain what ``text`` asks for?
+
+        Not when all it shares with the text are generic words (a verb such as "book",
+        "buchen", "order", or a day or time: :data:`_WEAK_WORDS`) while the text names a
+        thing with an article that no skill knows ("book me a taxi", "ein Hotelzimmer
+        buchen", "book a flight for tomorrow"): the guest wants that thing, which this
+        site does not offer. Names are no such thing ("book for Weber tomorrow": no
+        article), so unknown names, typos and dishes still reach the skill. Nor when the
+        skill shares no word with the text, only the shape of a reference."""
+        tokens = _WORD_RE.findall(fold(_IGNORED_RE.sub(" ", unicodedata.normalize("NFKC", text))))
+        strong = shared = False
+        unknown_thing = asked_for = False
+        for i, token in enumerate(tokens):
+            if len(token) > 1 and token not in _STOP_WORDS:
+                found = self.found(token)
+                shared = shared or position in found
+                if position in found and not _is_weak(token):
+                    strong = True
+                elif (
+                    not found
+                    and i
+                    and tokens[i - 1] in _ARTICLES
+                    and token not in _GREETING_WORDS
+                    and token not in _NOT_THINGS
+                    and not self._known_after(tokens, i)
+                ):
+                    unknown_thing = True
+                    asked_for = asked_for or _object_of_generic_verb(tokens, i)
+        # A reference's shape alone ("TD-7K2Q") may be a cancellation or a change. The
+        # thing a generic verb asks for decides, whatever else fits ("recommend a hotel
+        # nearby" is no question about the way here).
+        return shared and not asked_for and (strong or not unknown_thing)
+
+    def _known_after(self, tokens: list[str], i: int) -> bool:
+        """Is ``tokens[i]`` a word before a thing some skill names in its card, tags or
+        form ("a quiet table", "einen ruhigen Tisch"): then the thing is no unknown one.
+        Not a word only its examples have ("a hotel nearby"), nor a generic one ("ein
+        Hotelzimmer buchen")."""
+        following = tokens[i + 1 : i + 2]
+        if not following or following[0] in _STOP_WORDS or _is_weak(following[0]):
+            return False
+        found = self.found(following[0])
+        return bool(found) and max(found.values()) >= FIELD_WEIGHT
+
     def scores(self, text: str) -> list[float]:
         totals = [0.0] * len(self.skills)
         count = len(self.skills)
-        for word in _folded_words(text):
-            found = self.matches(word)
-            stemmed = stem(word)
-            if stemmed != word:
-                for position, weight in self.matches(stemmed).items():
-                    found[position] = max(found.get(position, 0.0), weight)
-            if not found:
-                found = self.misspelt(word)
+        shapes = [dict(self.exact.get(shape, ())) for shape in reference_shapes(text)]
+        for found in [self.found(word) for word in _folded_words(text)] + shapes:
             if not found:
                 continue
             # 1 for a word one skill has, near 0 for one every skill has.
@@ -316,6 +438,8 @@ def _one_typo(a: str, b: str) -> bool:
         diff = [i for i in range(len(a)) if a[i] != b[i]]
         if len(diff) == 2 and diff[1] == diff[0] + 1:
             return a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        if len(diff) == 1:  # one letter changed ("gedicht" / "gericht"): another word
+            return False
     # Insertions and deletions: len(a) + len(b) - 2 * (longest common subsequence).
     previous = [0] * (len(b) + 1)
     for x in a:
@@ -327,9 +451,35 @@ def _one_typo(a: str, b: str) -> bool:
     return slips <= (2 if min(len(a), len(b)) >= 7 else 1)
 
 
+def _vocabulary(skill: SkillInfo) -> list[str]:
+    """The texts of the skill's ``vocabulary=`` callable (none if it fails: a broken
+    vocabulary must not stop routing)."""
+    spec = skill.spec
+    source = getattr(spec, "vocabulary", None) if spec is not None else None
+    if source is None:
+        return []
+    try:
+        return [str(text) for text in source()]
+    except Exception:  # noqa: BLE001 - e.g. its table is not migrated yet
+        logger.warning("vocabulary of skill %r failed", skill.id, exc_info=True)
+        return []
+
+
+#: A skill's vocabulary (dishes of a menu...) may change: the index is rebuilt from it
+#: this often at most, in seconds.
+VOCABULARY_TTL = 300
+
+
 @functools.lru_cache(maxsize=16)
-def _index(skills: tuple[SkillInfo, ...]) -> _Index:
+def _cached_index(skills: tuple[SkillInfo, ...], epoch: int, generation: int) -> _Index:
     return _Index.build(skills)
+
+
+def _index(skills: tuple[SkillInfo, ...]) -> _Index:
+    # Rebuilt when the registry changes (the specs hold forms and vocabularies) and
+    # every VOCABULARY_TTL seconds.
+    epoch = int(time.monotonic() // VOCABULARY_TTL)
+    return _cached_index(skills, epoch, registry.generation())
 
 
 def scores(text: str, skills: Sequence[SkillInfo]) -> dict[str, float]:
@@ -366,14 +516,62 @@ def route_message(
         )
     if len(skills) == 1:
         return skills[0]
-    if not skills or is_greeting(message.text):
-        return None  # a greeting is answered with what the agent can do
+    if not skills:
+        return None
     index = _index(tuple(skills))
+    by_data = _route_by_data(message, index)
+    if by_data is not None:
+        return by_data
+    if is_greeting(message.text):
+        return None  # a greeting is answered with what the agent can do
     totals = index.scores(message.text)
     best = max(range(len(totals)), key=lambda i: (totals[i], -i))
     if totals[best] < a2a_settings.ROUTING_MIN_SCORE:
         return None
+    if not index.explains(message.text, best):
+        return None  # "book me a taxi": only a generic verb fits, the thing asked is unknown
     return index.skills[best]
+
+
+def _data_keys(message: Message) -> set[str]:
+    """The keys of the message's data parts (objects only)."""
+    keys: set[str] = set()
+    for part in message.parts:
+        if part.kind == "data" and isinstance(part.content, Mapping):
+            keys.update(str(key) for key in part.content)
+    return keys
+
+
+def _route_by_data(message: Message, index: _Index) -> SkillInfo | None:
+    """The form skill whose fields the message's data part fills, if one does.
+
+    A program that sends ``{"party_size": 2, "date": ...}`` names a form's fields: the
+    skill whose form has most of those keys wins (then the one whose form they fill
+    best, then the text's score, then catalogue order). With text, all the keys must be
+    the form's, without at least half, so a data part about something else is left to
+    the text."""
+    keys = _data_keys(message)
+    if not keys:
+        return None
+    text_scores = index.scores(message.text) if message.text.strip() else None
+    best: tuple[float, ...] | None = None
+    chosen: SkillInfo | None = None
+    for position, skill in enumerate(index.skills):
+        fields = set(getattr(skill.form, "base_fields", None) or ())
+        shared = len(keys & fields)
+        # With text, every key must be the form's ({"day", "time"} for an hours skill
+        # that reads data parts without a form is not a booking); without, half.
+        if not shared or (shared < len(keys) if text_scores else shared * 2 < len(keys)):
+            continue
+        rank = (
+            shared,
+            shared / len(fields),
+            text_scores[position] if text_scores else 0.0,
+            -position,
+        )
+        if best is None or rank > best:
+            best, chosen = rank, skill
+    return chosen
 
 
 # --- the fallback -----------------------------------------------------------------------------
@@ -395,6 +593,9 @@ def _examples_for(skills: Sequence[SkillInfo], lang: str, wanted: int = 2) -> li
             if any(e in chosen for e in skill.examples):
                 continue
             for example in skill.examples:
+                # A made-up reference ("TD-7K3Q9X") would read as the guest's own.
+                if reference_shapes(example):
+                    continue
                 if not strict or _example_language(example) == lang:
                     chosen.append(example)
                     break
