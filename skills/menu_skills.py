@@ -27,7 +27,12 @@ from django.utils.translation import gettext_lazy
 
 from a2a_app import Completed, SkillContext, skill
 
+from .management.commands.load_demo import DISHES, NAMES_DE
 from .menu import (
+    _ALLERGEN_WORDS,
+    _CATEGORY_WORDS,
+    _DIET_WORDS,
+    _TAG_WORDS,
     ALLERGEN_WORDS,
     CATEGORY_ORDER,
     DIET_WORDS,
@@ -312,6 +317,37 @@ def _missing_thing(text: str, filters: MenuFilters) -> str:
     return " ".join(rest[:3]) if 0 < len(rest) <= 3 else ""
 
 
+def _menu_vocabulary() -> list[str]:
+    """The words of the menu a guest may use, as routing tags: the categories, diets,
+    allergens and kinds of dish this skill understands ("starters", "Rotwein",
+    "Sellerie", "coffee"), and the words of the demo's dish names ("saltimbocca",
+    "minestrone"). The router reads only a skill's name, tags and examples, so a question
+    that names nothing but a dish or an allergen ("Is there meat in the saltimbocca?")
+    would otherwise find no skill. Generated, so a word the menu parser learns is routed
+    too."""
+    texts = [*_CATEGORY_WORDS.values(), *_DIET_WORDS.values(), *_TAG_WORDS.values()]
+    texts += _ALLERGEN_WORDS.values()
+    for dish in DISHES:
+        texts += [dish[1], *dish[7]]  # the name and the owner's other names for it
+    texts += NAMES_DE.values()
+    words: dict[str, str] = {}  # folded -> as written ("Getränke" shown on the card)
+    for text in texts:
+        for word in _WORD_RE.findall(text.lower()):
+            if len(word) >= 3 and fold(word) not in _NAME_STOP:
+                words.setdefault(fold(word), word)
+    return list(words.values())
+
+
+_BASE_TAGS = [
+    "menu", "food", "dishes", "dish", "prices", "price", "cost", "allergens", "gluten",
+    "vegetarian", "vegan", "pizza", "pasta", "dessert", "drinks", "wine", "fish",
+    "eat", "Speisekarte", "Karte", "Gerichte", "essen", "trinken", "kostet", "Preis",
+    "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Nachtisch", "Getränke",
+    "Wein", "Fisch",
+]  # fmt: skip
+_TAGS = _BASE_TAGS + [w for w in _menu_vocabulary() if fold(w) not in {fold(t) for t in _BASE_TAGS}]
+
+
 @skill(
     "view-menu",
     name="View menu",
@@ -324,13 +360,7 @@ def _missing_thing(text: str, filters: MenuFilters) -> str:
         '"allergen", "max_price", "tags"}. The status message is the answer; the artifact '
         "holds the dishes as JSON."
     ),
-    tags=[
-        "menu", "food", "dishes", "dish", "prices", "price", "cost", "allergens", "gluten",
-        "vegetarian", "vegan", "pizza", "pasta", "dessert", "drinks", "wine", "fish",
-        "eat", "Speisekarte", "Karte", "Gerichte", "essen", "trinken", "kostet", "Preis",
-        "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Nachtisch", "Getränke",
-        "Wein", "Fisch",
-    ],
+    tags=_TAGS,
     examples=[
         "What's on the menu?",
         "Show me the vegan dishes",

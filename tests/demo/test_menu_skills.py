@@ -177,3 +177,60 @@ def test_do_you_have_a_dish_and_a_dish_taken_off_the_menu() -> None:
     MenuItem.objects.filter(name="Tiramisù").update(available=False)
     message, dishes, _ = ask("Habt ihr Tiramisu?")
     assert (message, dishes) == ("Leider gibt es Tiramisù im Moment nicht.", [])
+
+
+# --- round 2: the menu's own words route here, allergens asked for list their dishes ---------
+
+
+def routed(text: str) -> str | None:
+    """The skill a new message with no skillId ends up with (None: a direct reply)."""
+    from a2a_app.models import Task
+
+    answer = A2AClient().send(text)
+    return Task.objects.get(pk=answer["task"]["id"]).skill_id if "task" in answer else None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Got any antipasti?",  # a category word
+        "Gibt es Nachspeisen ohne Ei?",
+        "Do you do espresso?",  # a kind of drink
+        "Habt ihr Weißwein?",
+        "Is there any sesame in the pesto?",  # an allergen and a dish
+        "Enthält die Carbonara Sellerie?",
+        "whats in the tagliatele al ragu",  # a dish with a typo
+        "Is there pork in the saltimbocca?",
+    ],
+)
+def test_questions_naming_only_menu_words_are_routed_to_the_menu(text: str) -> None:
+    assert routed(text) == "view-menu"
+
+
+@pytest.mark.parametrize(
+    ("text", "has", "lacks"),
+    [
+        ("Which dishes have egg in them?", "Vitello tonnato", "Caprese"),
+        ("Welche Gerichte enthalten Sellerie?", "Minestrone", "Bruschetta al pomodoro"),
+    ],
+)
+def test_an_allergen_asked_for_lists_the_dishes_that_have_it(
+    text: str, has: str, lacks: str
+) -> None:
+    message, dishes, _ = ask(text)
+    assert has in names(dishes) and lacks not in names(dishes)
+
+
+@pytest.mark.parametrize(
+    ("text", "without"),
+    [
+        ("I can't eat gluten, what pasta is there?", ["gluten"]),
+        ("Ich vertrage Laktose nicht, welche Desserts?", ["milk"]),
+        ("Pizzas for someone lactose intolerant", ["milk"]),
+    ],
+)
+def test_an_allergen_the_guest_avoids_is_left_out(text: str, without: list[str]) -> None:
+    from skills.menu import parse_menu_query
+
+    filters = parse_menu_query(text)
+    assert filters.without == without and not set(without) & set(filters.tags)
