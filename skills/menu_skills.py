@@ -25,7 +25,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from a2a_app import Completed, SkillContext, skill
+from a2a_app import Completed, HandOver, HandOverError, SkillContext, skill
 
 from .management.commands.load_demo import DISHES, NAMES_DE
 from .menu import (
@@ -86,6 +86,11 @@ _DESCRIBE_RE = re.compile(
 _HAVE_RE = re.compile(
     r"\b(?:do you (?:have|serve|do|offer)|have you got|is there|are there|any|"
     r"habt ihr|haben sie|gibt es|gibts|serviert ihr)\b"
+)
+# "From when can we eat?", "Bis wann kann man essen?": a question about when, not what.
+_WHEN_RE = re.compile(
+    r"\b(?:when|what time|how late|until when|from when|wann|ab wann|bis wann|wie lange|"
+    r"um wie viel uhr)\b"
 )
 _EXTREME_RE = re.compile(
     r"\b(?:cheapest|least expensive|most expensive|guenstigste\w*|gunstigste\w*|"
@@ -379,19 +384,26 @@ _TAGS = _BASE_TAGS + [w for w in _menu_vocabulary() if fold(w) not in {fold(t) f
     input_modes=MODES,
     output_modes=MODES,
 )  # fmt: skip
-def view_menu(ctx: SkillContext) -> Completed:
+def view_menu(ctx: SkillContext) -> Completed | HandOver:
     """Answer a question about the menu or a dish, or show the menu filtered."""
     lang = guest_language(ctx)
     with translation.override(lang):
         return _view_menu(ctx, lang)
 
 
-def _view_menu(ctx: SkillContext, lang: str) -> Completed:
+def _view_menu(ctx: SkillContext, lang: str) -> Completed | HandOver:
     everything = list(MenuItem.objects.all())
     available = [d for d in everything if d.available]
     filters = parse_menu_query(ctx.text).merge(menu_filters_from_data(ctx.data))
     filters.tags = sorted(set(filters.tags) | _wanted_db_tags(ctx.text, available))
     named = mentioned_dishes(ctx.text, available)
+    if not named and filters.empty and _WHEN_RE.search(fold(ctx.text)):
+        # "Ab wann kann man mittags essen?" came here for "essen", but asks when we are
+        # open: no dish, no filter, a "when". The opening hours answer it, in this turn.
+        try:
+            return ctx.hand_over("opening-hours", note=_("A question about our opening hours."))
+        except HandOverError:
+            pass  # the caller may not use it: the menu is still an answer
     if not named and ctx.text.strip():
         # A dish the owner took off the menu: say so rather than list something else.
         hidden = [d for d in mentioned_dishes(ctx.text, everything) if not d.available]

@@ -234,3 +234,20 @@ def test_an_allergen_the_guest_avoids_is_left_out(text: str, without: list[str])
 
     filters = parse_menu_query(text)
     assert filters.without == without and not set(without) & set(filters.tags)
+
+
+@pytest.mark.parametrize(
+    "text", ["Bis wann kann man bei euch warm essen?", "From when can we eat on Sunday?"]
+)
+def test_when_we_can_eat_is_the_opening_hours(text: str) -> None:
+    # Routed here for "essen"/"eat"; no dish and no filter, but a "when": handed over.
+    from a2a_app.models import Task
+
+    task = A2AClient().send(text, metadata={"skillId": "view-menu"})["task"]
+    assert Task.objects.get(pk=task["id"]).skill_id == "opening-hours"
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert "23:00" in task["status"]["message"]["parts"][0]["text"]
+
+
+def test_when_a_dish_is_named_it_stays_on_the_menu() -> None:
+    assert "Tiramisù" in ask("When can I have the tiramisu, is it vegetarian?")[0]
