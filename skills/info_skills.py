@@ -257,6 +257,9 @@ def _now_status(periods: list[tuple[time, time]], now: time) -> str:
     tags=[
         "opening hours", "hours", "open", "opening", "closed", "close", "closing", "holiday",
         "Öffnungszeiten", "geöffnet", "offen", "geschlossen", "auf", "Ruhetag", "Feiertag",
+        # "auf" is a stop word to the router: "Wann macht ihr auf?" keeps only "macht".
+        "macht", "aufmachen", "zumachen", "aufhaben", "schließt", "lunchtime", "Mittagstisch",
+        "Küche",
     ],
     examples=[
         "When are you open?",
@@ -338,7 +341,8 @@ _TOPIC_WORDS = {
     CONTACT: "phone telephone call number e-mail email mail contact telefon telefonnummer "
     "anrufen nummer kontakt erreichen",
     DIRECTIONS: "directions direction route anfahrt weg airport flughafen walk taxi cab",
-    ADDRESS: "address located location adresse standort anschrift postanschrift",
+    ADDRESS: "address located location adresse standort anschrift postanschrift area "
+    "neighbourhood neighborhood district stadtteil bezirk viertel kiez",
 }
 # "Where", "wo" name no topic: the address is the answer unless the guest names something
 # else ("Wo kann ich parken?" is about parking).

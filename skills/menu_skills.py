@@ -90,7 +90,7 @@ _HAVE_RE = re.compile(
 # "From when can we eat?", "Bis wann kann man essen?": a question about when, not what.
 _WHEN_RE = re.compile(
     r"\b(?:when|what time|how late|until when|from when|wann|ab wann|bis wann|wie lange|"
-    r"um wie viel uhr)\b"
+    r"(?:wie ?viel|welche) uhr)\b"
 )
 _EXTREME_RE = re.compile(
     r"\b(?:cheapest|least expensive|most expensive|guenstigste\w*|gunstigste\w*|"

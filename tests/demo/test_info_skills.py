@@ -188,3 +188,13 @@ def test_location_words_route_to_location(demo, text: str) -> None:
 def test_offen_is_not_taken_for_public_transport(demo, text: str) -> None:
     # "öffentlich" begins with "offen": it is no routing word of the location skill.
     assert routed(text) == "opening-hours"
+
+
+@pytest.mark.parametrize("text", ["Wann macht ihr zu?", "Wann ist die Küche geöffnet?"])
+def test_hours_words_the_router_would_drop_still_route(demo, text: str) -> None:
+    # "auf"/"zu" are stop words to the router: the verb ("macht") or "Küche" carries it.
+    assert routed(text) == "opening-hours"
+
+
+def test_a_district_question_is_the_address(demo) -> None:
+    assert routed("In welchem Stadtteil seid ihr?") == "location"

@@ -237,7 +237,12 @@ def test_an_allergen_the_guest_avoids_is_left_out(text: str, without: list[str])
 
 
 @pytest.mark.parametrize(
-    "text", ["Bis wann kann man bei euch warm essen?", "From when can we eat on Sunday?"]
+    "text",
+    [
+        "Bis wann kann man bei euch warm essen?",
+        "From when can we eat on Sunday?",
+        "Bis wie viel Uhr kann man essen?",
+    ],
 )
 def test_when_we_can_eat_is_the_opening_hours(text: str) -> None:
     # Routed here for "essen"/"eat"; no dish and no filter, but a "when": handed over.
