@@ -194,7 +194,7 @@ def category_label(category: str, lang: str = "") -> str:
 
 
 def allergen_label(allergen: str, lang: str = "") -> str:
-    return str(ALLERGEN_LABELS.get(allergen, allergen))
+    return str(ALLERGEN_LABELS.get(allergen) or TAG_LABELS.get(allergen, allergen))
 
 
 def tag_label(tag: str) -> str:
@@ -261,9 +261,29 @@ def parse_menu_query(text: str) -> MenuFilters:
     wanted_allergens, avoided = _allergens_asked(tokens)
     filters.without = sorted(_excluded_allergens(tokens) | avoided)
     filters.max_price = parse_max_price(text)
+    filters.without = sorted(set(filters.without) | _unwanted_tags(tokens))
     wanted = _wanted_tags(tokens) | wanted_allergens
     filters.tags = sorted(wanted - set(filters.without))
     return filters
+
+
+def _unwanted_tags(tokens: list[str]) -> set[str]:
+    """Tags to leave out: "non-alcoholic", "alkoholfreie", "alcohol-free", "ohne Alkohol",
+    "no pork" (dishes with that tag are left out, as with an allergen)."""
+    found: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token.startswith("non-") and token[4:] in TAG_WORDS:
+            found.add(TAG_WORDS[token[4:]])
+        elif token in _EXCLUDE_CUES and i + 1 < len(tokens) and tokens[i + 1] in TAG_WORDS:
+            found.add(TAG_WORDS[tokens[i + 1]])
+        else:
+            for suffix in _FREE_SUFFIXES[:6]:  # the "free" ones, not "allergy"
+                if token.endswith(suffix) and len(token) > len(suffix):
+                    tag = TAG_WORDS.get(token[: -len(suffix)].rstrip("-"))
+                    if tag:
+                        found.add(tag)
+                    break
+    return found
 
 
 # After an allergen, words that make it one to avoid ("lactose intolerant", "nut allergy").
@@ -372,6 +392,7 @@ def find_dishes(filters: MenuFilters) -> list[MenuItem]:
         d
         for d in dishes
         if not excluded.intersection(d.allergens)
+        and not excluded.intersection(d.tags)  # "non-alcoholic": a tag left out
         and all(t in d.tags or t in d.allergens for t in filters.tags)
     ]
     return sorted(found, key=lambda d: (CATEGORY_ORDER.index(d.category), d.order, d.name))

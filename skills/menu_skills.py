@@ -348,7 +348,7 @@ _BASE_TAGS = [
     "vegetarian", "vegan", "pizza", "pasta", "dessert", "drinks", "wine", "fish",
     "eat", "Speisekarte", "Karte", "Gerichte", "essen", "trinken", "kostet", "Preis",
     "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Nachtisch", "Getränke",
-    "Wein", "Fisch",
+    "Wein", "Fisch", "Kinderkarte", "Kindermenü", "Kinderteller",
 ]  # fmt: skip
 _TAGS = _BASE_TAGS + [w for w in _menu_vocabulary() if fold(w) not in {fold(t) for t in _BASE_TAGS}]
 

@@ -256,3 +256,17 @@ def test_when_we_can_eat_is_the_opening_hours(text: str) -> None:
 
 def test_when_a_dish_is_named_it_stays_on_the_menu() -> None:
     assert "Tiramisù" in ask("When can I have the tiramisu, is it vegetarian?")[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Any non-alcoholic drinks?",
+        "Welche alkoholfreien Getränke habt ihr?",
+        "Drinks without alcohol",
+    ],
+)
+def test_a_tag_left_out_leaves_out_its_dishes(text: str) -> None:
+    listed = names(ask(text)[1])
+    assert "Limonata (0.33 l)" in listed
+    assert not {"Chianti Classico (0.2 l)", "Birra Moretti (0.33 l)"} & set(listed)
