@@ -342,7 +342,7 @@ _TOPIC_WORDS = {
     "anrufen nummer kontakt erreichen",
     DIRECTIONS: "directions direction route anfahrt weg airport flughafen walk taxi cab",
     ADDRESS: "address located location adresse standort anschrift postanschrift area "
-    "neighbourhood neighborhood district stadtteil bezirk viertel kiez",
+    "neighbourhood neighborhood district stadtteil bezirk viertel kiez street straße strasse",
 }
 # "Where", "wo" name no topic: the address is the answer unless the guest names something
 # else ("Wo kann ich parken?" is about parking).

@@ -35,6 +35,7 @@ from .menu import (
     _TAG_WORDS,
     ALLERGEN_WORDS,
     CATEGORY_ORDER,
+    CATEGORY_WORDS,
     DIET_WORDS,
     EXCLUDE_CUES,
     TAG_WORDS,
@@ -322,6 +323,36 @@ def _missing_thing(text: str, filters: MenuFilters) -> str:
     return " ".join(rest[:3]) if 0 < len(rest) <= 3 else ""
 
 
+# "Is the lasagne vegetarian?", "Hat die Lasagne Fleisch?": the dish asked about is the
+# noun after the verb and the article.
+_SUBJECT_RE = re.compile(
+    r"^\W*(?:is|does|has|are|do|ist|hat|sind|enthalt|enthalten|haben)\s+"
+    r"(?:the|your|die|der|das|den|eure|euer|eure)\s+([^\W\d_]+)\b"
+)
+# Nouns there that are no dish: "Is the restaurant vegan-friendly?".
+_NOT_A_DISH = word_set(
+    "restaurant restaurants food kitchen house place menu chef staff karte speisekarte kuche "
+    "lokal essen haus dish dishes gericht gerichte one thing"
+)
+
+
+def _unknown_dish(text: str, dishes: list[MenuItem]) -> str:
+    """The dish a yes/no question is about when it is none of ours ("Is the lasagne
+    vegetarian?"): not a word of any name, description or tag, nor a menu word."""
+    match = _SUBJECT_RE.search(fold(text))
+    if not match:
+        return ""
+    noun = match[1]
+    known = {w for d in dishes for t in (d.name, d.name_de, d.description, d.description_de,
+             *d.tags) for w in words_of(t)}  # fmt: skip
+    vocabulary = {*CATEGORY_WORDS, *TAG_WORDS, *DIET_WORDS, *ALLERGEN_WORDS}
+    if len(noun) < 4 or noun in known or noun in _NOT_A_DISH or noun in _GENERIC:
+        return ""
+    if noun in {fold(w) for w in vocabulary} or noun.rstrip("s") in known:
+        return ""
+    return noun
+
+
 def _menu_vocabulary() -> list[str]:
     """The words of the menu a guest may use, as routing tags: the categories, diets,
     allergens and kinds of dish this skill understands ("starters", "Rotwein",
@@ -432,7 +463,7 @@ def _view_menu(ctx: SkillContext, lang: str) -> Completed | HandOver:
         dishes = [pick(dishes, key=lambda d: d.price)]
     detail = render_menu(dishes, filters, lang)
     data = [d.as_dict(lang) for d in dishes]
-    missing = _missing_thing(ctx.text, filters)
+    missing = _missing_thing(ctx.text, filters) or _unknown_dish(ctx.text, everything)
     if missing:
         message = _(
             "Sorry, we have no %(thing)s on our menu. We have starters, pasta, pizza, "

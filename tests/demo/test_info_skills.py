@@ -198,3 +198,7 @@ def test_hours_words_the_router_would_drop_still_route(demo, text: str) -> None:
 
 def test_a_district_question_is_the_address(demo) -> None:
     assert routed("In welchem Stadtteil seid ihr?") == "location"
+
+
+def test_which_street_is_the_address(demo) -> None:
+    assert routed("Which street are you on?") == "location"

@@ -270,3 +270,20 @@ def test_a_tag_left_out_leaves_out_its_dishes(text: str) -> None:
     listed = names(ask(text)[1])
     assert "Limonata (0.33 l)" in listed
     assert not {"Chianti Classico (0.2 l)", "Birra Moretti (0.33 l)"} & set(listed)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("Is the lasagne vegetarian?", "lasagne"), ("Hat die Lasagne Fleisch?", "lasagne")],
+)
+def test_a_question_about_a_dish_we_do_not_have(text: str, said: str) -> None:
+    message, _, _ = ask(text)
+    assert said in message.lower() and ("sorry" in message.lower() or "leider" in message.lower())
+
+
+@pytest.mark.parametrize(
+    "text", ["Is the restaurant vegan friendly?", "Is the sauce on the penne spicy?"]
+)
+def test_no_unknown_dish_for_words_of_the_menu_or_the_place(text: str) -> None:
+    message, _, _ = ask(text)
+    assert "Sorry, we have no" not in message
