@@ -258,7 +258,8 @@ def _now_status(periods: list[tuple[time, time]], now: time) -> str:
         "opening hours", "hours", "open", "opening", "closed", "close", "closing", "holiday",
         "Öffnungszeiten", "geöffnet", "offen", "geschlossen", "auf", "Ruhetag", "Feiertag",
         # "auf" is a stop word to the router: "Wann macht ihr auf?" keeps only "macht".
-        "macht", "aufmachen", "zumachen", "aufhaben", "schließt", "lunchtime", "Mittagstisch",
+        "macht", "aufmachen", "zumachen", "aufhaben", "öffnet", "öffnen", "schließt", "schließen",
+        "lunchtime", "Mittagstisch",
         "Küche",
     ],
     examples=[

@@ -261,10 +261,17 @@ def parse_menu_query(text: str) -> MenuFilters:
     wanted_allergens, avoided = _allergens_asked(tokens)
     filters.without = sorted(_excluded_allergens(tokens) | avoided)
     filters.max_price = parse_max_price(text)
-    filters.without = sorted(set(filters.without) | _unwanted_tags(tokens))
+    unwanted = _unwanted_tags(tokens)
+    if filters.diet:
+        unwanted -= _DIET_COVERS  # "ohne Fleisch" is said by the diet already
+    filters.without = sorted(set(filters.without) | unwanted)
     wanted = _wanted_tags(tokens) | wanted_allergens
     filters.tags = sorted(wanted - set(filters.without))
     return filters
+
+
+# Tags a vegetarian (or vegan) diet leaves out anyway.
+_DIET_COVERS = frozenset({"meat", "pork", "beef", "veal", "fish"})
 
 
 def _unwanted_tags(tokens: list[str]) -> set[str]:

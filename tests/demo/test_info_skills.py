@@ -190,7 +190,9 @@ def test_offen_is_not_taken_for_public_transport(demo, text: str) -> None:
     assert routed(text) == "opening-hours"
 
 
-@pytest.mark.parametrize("text", ["Wann macht ihr zu?", "Wann ist die Küche geöffnet?"])
+@pytest.mark.parametrize(
+    "text", ["Wann macht ihr zu?", "Wann ist die Küche geöffnet?", "Öffnet ihr sonntags?"]
+)
 def test_hours_words_the_router_would_drop_still_route(demo, text: str) -> None:
     # "auf"/"zu" are stop words to the router: the verb ("macht") or "Küche" carries it.
     assert routed(text) == "opening-hours"
