@@ -257,6 +257,10 @@ def _now_status(periods: list[tuple[time, time]], now: time) -> str:
     tags=[
         "opening hours", "hours", "open", "opening", "closed", "close", "closing", "holiday",
         "Öffnungszeiten", "geöffnet", "offen", "geschlossen", "auf", "Ruhetag", "Feiertag",
+        # "auf" is a stop word to the router: "Wann macht ihr auf?" keeps only "macht".
+        "macht", "aufmachen", "zumachen", "aufhaben", "öffnet", "öffnen", "schließt", "schließen",
+        "lunchtime", "Mittagstisch",
+        "Küche",
     ],
     examples=[
         "When are you open?",
@@ -330,14 +334,16 @@ _TOPIC_WORDS = {
     PARKING: "park parking parked parken parkplatz parkplätze parkhaus car cars auto garage",
     TRANSPORT: "train trains bus buses tram trams subway metro underground u-bahn s-bahn ubahn "
     "sbahn bahn zug station bahnhof hauptbahnhof haltestelle öffentlich öffentlichen "
-    "öffentliche öpnv öffis straßenbahn transport transit",
+    "öffentliche öpnv öffis straßenbahn transport transit haltestellen bushaltestelle "
+    "verkehrsmittel stops",
     ACCESS: "wheelchair wheelchairs accessible accessibility barrierefrei barrierefreiheit "
     "rollstuhl rollstuhlgerecht rollator stairs steps step-free stufen stufe treppe "
     "treppen disabled behindert behinderte lift elevator aufzug toilet toilets toilette wc",
     CONTACT: "phone telephone call number e-mail email mail contact telefon telefonnummer "
     "anrufen nummer kontakt erreichen",
     DIRECTIONS: "directions direction route anfahrt weg airport flughafen walk taxi cab",
-    ADDRESS: "address located location adresse standort",
+    ADDRESS: "address located location adresse standort anschrift postanschrift area "
+    "neighbourhood neighborhood district stadtteil bezirk viertel kiez street straße strasse",
 }
 # "Where", "wo" name no topic: the address is the answer unless the guest names something
 # else ("Wo kann ich parken?" is about parking).
@@ -350,6 +356,33 @@ _TOPIC_STEMS = {
     "bushalte": TRANSPORT, "strassenbahn": TRANSPORT, "bahnhof": TRANSPORT,
 }  # fmt: skip
 _GET_THERE_RE = re.compile(r"\b(?:get (?:there|to you)|wie komme|hinkommen|komme ich)\b")
+
+
+# Words of a topic that say nothing about us on their own: a name ("Park"), a verb
+# ("walk", "call"), someone else's service ("taxi", "airport", "lift"), or a word
+# a booking message carries (phone numbers, e-mail addresses: see the tags below), or
+# one the router would match to another skill's word by its beginning ("öffentlich"
+# begins with "offen", the opening hours' word).
+_NOT_TAGS = frozenset([
+    "park", "car", "cars", "auto", "garage", "weg", "walk", "taxi", "cab", "airport",
+    "flughafen", "lift", "step", "steps", "stufe", "stufen", "direction", "call",
+    "öffentlich", "öffentlichen", "öffentliche",
+])  # fmt: skip
+
+
+#: The location skill's routing tags: its own, then every topic word this skill answers
+#: ("Anschrift", "Haltestelle", "S-Bahn"): the router reads only tags and examples.
+def location_vocabulary() -> list[str]:
+    """The words the location answer understands, for the router beyond the card's tags
+    ("Stadtteil", "Bushaltestelle", "stops"); not the contact words (booking messages
+    carry phone numbers) nor those in ``_NOT_TAGS``."""
+    return [
+        word
+        for topic, text in _TOPIC_WORDS.items()
+        if topic != CONTACT
+        for word in text.split()
+        if word not in _NOT_TAGS
+    ]
 
 
 def location_topics(text: str) -> list[str]:
@@ -426,6 +459,7 @@ def location_answer(info: RestaurantInfo, topics: list[str], lang: str) -> str:
     ],
     input_modes=MODES,
     output_modes=MODES,
+    vocabulary=location_vocabulary,
 )  # fmt: skip
 def location(ctx: SkillContext) -> Completed:
     """Tell where the restaurant is, how to get there, parking and access."""

@@ -173,7 +173,9 @@ class MenuFilters:
         """The filters as short phrases, for the heading of the answer (gettext: call
         inside ``translation.override(lang)``)."""
         out = [diet_label(self.diet, lang)] if self.diet else []
-        out.extend(tag_label(t) for t in self.tags)
+        out.extend(
+            allergen_label(t, lang) if t in ALLERGEN_LABELS else tag_label(t) for t in self.tags
+        )
         out.extend(category_label(c, lang) for c in self.categories)
         if self.max_price is not None:
             out.append(_("up to %(price)s") % {"price": price_text(self.max_price, lang)})
@@ -192,7 +194,7 @@ def category_label(category: str, lang: str = "") -> str:
 
 
 def allergen_label(allergen: str, lang: str = "") -> str:
-    return str(ALLERGEN_LABELS.get(allergen, allergen))
+    return str(ALLERGEN_LABELS.get(allergen) or TAG_LABELS.get(allergen, allergen))
 
 
 def tag_label(tag: str) -> str:
@@ -256,10 +258,71 @@ def parse_menu_query(text: str) -> MenuFilters:
         if token in _EXCLUDE_CUES and tokens[i + 1] in _ANIMAL:
             diets.add(VEGAN)
     filters.diet = VEGAN if VEGAN in diets else (VEGETARIAN if diets else None)
-    filters.without = sorted(_excluded_allergens(tokens))
+    wanted_allergens, avoided = _allergens_asked(tokens)
+    filters.without = sorted(_excluded_allergens(tokens) | avoided)
     filters.max_price = parse_max_price(text)
-    filters.tags = sorted(_wanted_tags(tokens) - set(filters.without))
+    unwanted = _unwanted_tags(tokens)
+    if filters.diet:
+        unwanted -= _DIET_COVERS  # "ohne Fleisch" is said by the diet already
+    filters.without = sorted(set(filters.without) | unwanted)
+    wanted = _wanted_tags(tokens) | wanted_allergens
+    filters.tags = sorted(wanted - set(filters.without))
     return filters
+
+
+# Tags a vegetarian (or vegan) diet leaves out anyway.
+_DIET_COVERS = frozenset({"meat", "pork", "beef", "veal", "fish"})
+
+
+def _unwanted_tags(tokens: list[str]) -> set[str]:
+    """Tags to leave out: "non-alcoholic", "alkoholfreie", "alcohol-free", "ohne Alkohol",
+    "no pork" (dishes with that tag are left out, as with an allergen)."""
+    found: set[str] = set()
+    for i, token in enumerate(tokens):
+        if token.startswith("non-") and token[4:] in TAG_WORDS:
+            found.add(TAG_WORDS[token[4:]])
+        elif token in _EXCLUDE_CUES and i + 1 < len(tokens) and tokens[i + 1] in TAG_WORDS:
+            found.add(TAG_WORDS[tokens[i + 1]])
+        else:
+            for suffix in _FREE_SUFFIXES[:6]:  # the "free" ones, not "allergy"
+                if token.endswith(suffix) and len(token) > len(suffix):
+                    tag = TAG_WORDS.get(token[: -len(suffix)].rstrip("-"))
+                    if tag:
+                        found.add(tag)
+                    break
+    return found
+
+
+# After an allergen, words that make it one to avoid ("lactose intolerant", "nut allergy").
+_AVOID_AFTER = word_set(
+    "free frei freie freien freies allergy allergie allergies intolerant intolerance "
+    "unverträglichkeit intoleranz"
+)
+# Before an allergen, words that avoid it besides the filters' cues ("I can't eat
+# gluten": "can't" is read as "can" "t"; "Ich vertrage Laktose nicht gut").
+_AVOID_BEFORE = _EXCLUDE_CUES | word_set(
+    "t cannot avoid intolerant sensitive vertrage verträgt vertragen darf dürfen"
+)
+
+
+def _allergens_asked(tokens: list[str]) -> tuple[set[str], set[str]]:
+    """Allergens asked for and allergens avoided. Asked for: "Which dishes contain
+    celery?", "Was hat Ei?" (the dishes that have it: a guest who must avoid it checks
+    that way too). Avoided, besides the cues :func:`_excluded_allergens` reads: "I can't
+    eat gluten", "lactose intolerant", "Ich vertrage Laktose nicht"."""
+    wanted: set[str] = set()
+    avoided: set[str] = set()
+    for i, token in enumerate(tokens):
+        name = ALLERGEN_WORDS.get(token)
+        if name is None:
+            continue
+        if any(t in _AVOID_BEFORE for t in tokens[max(0, i - 3) : i]) or set(
+            tokens[i + 1 : i + 3]
+        ) & (_AVOID_AFTER | _EXCLUDE_CUES):
+            avoided.add(name)
+        else:
+            wanted.add(name)
+    return wanted - avoided, avoided
 
 
 def _wanted_tags(tokens: list[str]) -> set[str]:
@@ -336,6 +399,7 @@ def find_dishes(filters: MenuFilters) -> list[MenuItem]:
         d
         for d in dishes
         if not excluded.intersection(d.allergens)
+        and not excluded.intersection(d.tags)  # "non-alcoholic": a tag left out
         and all(t in d.tags or t in d.allergens for t in filters.tags)
     ]
     return sorted(found, key=lambda d: (CATEGORY_ORDER.index(d.category), d.order, d.name))

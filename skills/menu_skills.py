@@ -25,11 +25,16 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from a2a_app import Completed, SkillContext, skill
+from a2a_app import Completed, HandOver, HandOverError, SkillContext, skill
 
 from .menu import (
+    _ALLERGEN_WORDS,
+    _CATEGORY_WORDS,
+    _DIET_WORDS,
+    _TAG_WORDS,
     ALLERGEN_WORDS,
     CATEGORY_ORDER,
+    CATEGORY_WORDS,
     DIET_WORDS,
     EXCLUDE_CUES,
     TAG_WORDS,
@@ -81,6 +86,11 @@ _DESCRIBE_RE = re.compile(
 _HAVE_RE = re.compile(
     r"\b(?:do you (?:have|serve|do|offer)|have you got|is there|are there|any|"
     r"habt ihr|haben sie|gibt es|gibts|serviert ihr)\b"
+)
+# "From when can we eat?", "Bis wann kann man essen?": a question about when, not what.
+_WHEN_RE = re.compile(
+    r"\b(?:when|what time|how late|until when|from when|wann|ab wann|bis wann|wie lange|"
+    r"(?:wie ?viel|welche) uhr)\b"
 )
 _EXTREME_RE = re.compile(
     r"\b(?:cheapest|least expensive|most expensive|guenstigste\w*|gunstigste\w*|"
@@ -312,6 +322,60 @@ def _missing_thing(text: str, filters: MenuFilters) -> str:
     return " ".join(rest[:3]) if 0 < len(rest) <= 3 else ""
 
 
+# "Is the lasagne vegetarian?", "Hat die Lasagne Fleisch?": the dish asked about is the
+# noun after the verb and the article.
+_SUBJECT_RE = re.compile(
+    r"^\W*(?:is|does|has|are|do|ist|hat|sind|enthalt|enthalten|haben)\s+"
+    r"(?:the|your|die|der|das|den|eure|euer|eure)\s+([^\W\d_]+)\b"
+)
+# Nouns there that are no dish: "Is the restaurant vegan-friendly?".
+_NOT_A_DISH = word_set(
+    "restaurant restaurants food kitchen house place menu chef staff karte speisekarte kuche "
+    "lokal essen haus dish dishes gericht gerichte one thing"
+)
+
+
+def _unknown_dish(text: str, dishes: list[MenuItem]) -> str:
+    """The dish a yes/no question is about when it is none of ours ("Is the lasagne
+    vegetarian?"): not a word of any name, description or tag, nor a menu word."""
+    match = _SUBJECT_RE.search(fold(text))
+    if not match:
+        return ""
+    noun = match[1]
+    known = {w for d in dishes for t in (d.name, d.name_de, d.description, d.description_de,
+             *d.tags) for w in words_of(t)}  # fmt: skip
+    vocabulary = {*CATEGORY_WORDS, *TAG_WORDS, *DIET_WORDS, *ALLERGEN_WORDS}
+    if len(noun) < 4 or noun in known or noun in _NOT_A_DISH or noun in _GENERIC:
+        return ""
+    if noun in {fold(w) for w in vocabulary} or noun.rstrip("s") in known:
+        return ""
+    return noun
+
+
+def _parser_words() -> list[str]:
+    """The words the menu parser understands ("starters", "Rotwein", "Sellerie",
+    "coffee", "alkoholfrei"), for the router (see :func:`menu_vocabulary`): a word the
+    parser learns is routed too."""
+    texts = [*_CATEGORY_WORDS.values(), *_DIET_WORDS.values(), *_TAG_WORDS.values()]
+    texts += _ALLERGEN_WORDS.values()
+    words = {
+        fold(word)
+        for text in texts
+        for word in _WORD_RE.findall(text.lower())
+        if len(word) >= 3 and fold(word) not in _NAME_STOP
+    }
+    return sorted(words)
+
+
+_BASE_TAGS = [
+    "menu", "food", "dishes", "dish", "prices", "price", "cost", "allergens", "gluten",
+    "vegetarian", "vegan", "pizza", "pasta", "dessert", "drinks", "wine", "fish",
+    "eat", "Speisekarte", "Karte", "Gerichte", "essen", "trinken", "kostet", "Preis",
+    "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Nachtisch", "Getränke",
+    "Wein", "Fisch", "Kinderkarte", "Kindermenü", "Kinderteller",
+]  # fmt: skip
+
+
 def menu_vocabulary() -> list[str]:
     """What the menu holds, for the router: dish names and descriptions, categories,
     allergens and tags, in English and German ("Is there meat in the saltimbocca?")."""
@@ -322,7 +386,7 @@ def menu_vocabulary() -> list[str]:
     for item in MenuItem.objects.filter(available=True):
         texts += [item.name, item.name_de, item.description, item.description_de]
         texts += [*item.allergens, *item.tags]
-    return texts
+    return texts + _parser_words()
 
 
 @skill(
@@ -337,13 +401,7 @@ def menu_vocabulary() -> list[str]:
         '"allergen", "max_price", "tags"}. The status message is the answer; the artifact '
         "holds the dishes as JSON."
     ),
-    tags=[
-        "menu", "food", "dishes", "dish", "prices", "price", "cost", "allergens", "gluten",
-        "vegetarian", "vegan", "pizza", "pasta", "dessert", "drinks", "wine", "fish",
-        "eat", "Speisekarte", "Karte", "Gerichte", "essen", "trinken", "kostet", "Preis",
-        "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Nachtisch", "Getränke",
-        "Wein", "Fisch",
-    ],
+    tags=_BASE_TAGS,
     examples=[
         "What's on the menu?",
         "Show me the vegan dishes",
@@ -363,19 +421,26 @@ def menu_vocabulary() -> list[str]:
     output_modes=MODES,
     vocabulary=menu_vocabulary,
 )  # fmt: skip
-def view_menu(ctx: SkillContext) -> Completed:
+def view_menu(ctx: SkillContext) -> Completed | HandOver:
     """Answer a question about the menu or a dish, or show the menu filtered."""
     lang = guest_language(ctx)
     with translation.override(lang):
         return _view_menu(ctx, lang)
 
 
-def _view_menu(ctx: SkillContext, lang: str) -> Completed:
+def _view_menu(ctx: SkillContext, lang: str) -> Completed | HandOver:
     everything = list(MenuItem.objects.all())
     available = [d for d in everything if d.available]
     filters = parse_menu_query(ctx.text).merge(menu_filters_from_data(ctx.data))
     filters.tags = sorted(set(filters.tags) | _wanted_db_tags(ctx.text, available))
     named = mentioned_dishes(ctx.text, available)
+    if not named and filters.empty and _WHEN_RE.search(fold(ctx.text)):
+        # "Ab wann kann man mittags essen?" came here for "essen", but asks when we are
+        # open: no dish, no filter, a "when". The opening hours answer it, in this turn.
+        try:
+            return ctx.hand_over("opening-hours", note=_("A question about our opening hours."))
+        except HandOverError:
+            pass  # the caller may not use it: the menu is still an answer
     if not named and ctx.text.strip():
         # A dish the owner took off the menu: say so rather than list something else.
         hidden = [d for d in mentioned_dishes(ctx.text, everything) if not d.available]
@@ -404,7 +469,7 @@ def _view_menu(ctx: SkillContext, lang: str) -> Completed:
         dishes = [pick(dishes, key=lambda d: d.price)]
     detail = render_menu(dishes, filters, lang)
     data = [d.as_dict(lang) for d in dishes]
-    missing = _missing_thing(ctx.text, filters)
+    missing = _missing_thing(ctx.text, filters) or _unknown_dish(ctx.text, everything)
     if missing:
         message = _(
             "Sorry, we have no %(thing)s on our menu. We have starters, pasta, pizza, "

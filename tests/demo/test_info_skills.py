@@ -163,3 +163,44 @@ def test_wheelchair_and_an_edited_text() -> None:
 )
 def test_location_topics(text: str, topics: list[str]) -> None:
     assert location_topics(text) == topics
+
+
+# --- round 2: every location topic word routes here -------------------------------------------
+
+
+def routed(text: str) -> str | None:
+    """The skill a new message with no skillId ends up with (None: a direct reply)."""
+    from a2a_app.models import Task
+
+    answer = A2AClient().send(text)
+    return Task.objects.get(pk=answer["task"]["id"]).skill_id if "task" in answer else None
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Wie ist die Postanschrift?", "Where is the nearest U-Bahn station?", "Gibt es einen Aufzug?"],
+)
+def test_location_words_route_to_location(demo, text: str) -> None:
+    assert routed(text) == "location"
+
+
+@pytest.mark.parametrize("text", ["Seid ihr Samstagabend offen?", "Habt ihr freitags offen?"])
+def test_offen_is_not_taken_for_public_transport(demo, text: str) -> None:
+    # "öffentlich" begins with "offen": it is no routing word of the location skill.
+    assert routed(text) == "opening-hours"
+
+
+@pytest.mark.parametrize(
+    "text", ["Wann macht ihr zu?", "Wann ist die Küche geöffnet?", "Öffnet ihr sonntags?"]
+)
+def test_hours_words_the_router_would_drop_still_route(demo, text: str) -> None:
+    # "auf"/"zu" are stop words to the router: the verb ("macht") or "Küche" carries it.
+    assert routed(text) == "opening-hours"
+
+
+def test_a_district_question_is_the_address(demo) -> None:
+    assert routed("In welchem Stadtteil seid ihr?") == "location"
+
+
+def test_which_street_is_the_address(demo) -> None:
+    assert routed("Which street are you on?") == "location"

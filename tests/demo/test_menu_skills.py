@@ -177,3 +177,113 @@ def test_do_you_have_a_dish_and_a_dish_taken_off_the_menu() -> None:
     MenuItem.objects.filter(name="Tiramisù").update(available=False)
     message, dishes, _ = ask("Habt ihr Tiramisu?")
     assert (message, dishes) == ("Leider gibt es Tiramisù im Moment nicht.", [])
+
+
+# --- round 2: the menu's own words route here, allergens asked for list their dishes ---------
+
+
+def routed(text: str) -> str | None:
+    """The skill a new message with no skillId ends up with (None: a direct reply)."""
+    from a2a_app.models import Task
+
+    answer = A2AClient().send(text)
+    return Task.objects.get(pk=answer["task"]["id"]).skill_id if "task" in answer else None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Got any antipasti?",  # a category word
+        "Gibt es Nachspeisen ohne Ei?",
+        "Do you do espresso?",  # a kind of drink
+        "Habt ihr Weißwein?",
+        "Is there any sesame in the pesto?",  # an allergen and a dish
+        "Enthält die Carbonara Sellerie?",
+        "whats in the tagliatele al ragu",  # a dish with a typo
+        "Is there pork in the saltimbocca?",
+    ],
+)
+def test_questions_naming_only_menu_words_are_routed_to_the_menu(text: str) -> None:
+    assert routed(text) == "view-menu"
+
+
+@pytest.mark.parametrize(
+    ("text", "has", "lacks"),
+    [
+        ("Which dishes have egg in them?", "Vitello tonnato", "Caprese"),
+        ("Welche Gerichte enthalten Sellerie?", "Minestrone", "Bruschetta al pomodoro"),
+    ],
+)
+def test_an_allergen_asked_for_lists_the_dishes_that_have_it(
+    text: str, has: str, lacks: str
+) -> None:
+    message, dishes, _ = ask(text)
+    assert has in names(dishes) and lacks not in names(dishes)
+
+
+@pytest.mark.parametrize(
+    ("text", "without"),
+    [
+        ("I can't eat gluten, what pasta is there?", ["gluten"]),
+        ("Ich vertrage Laktose nicht, welche Desserts?", ["milk"]),
+        ("Pizzas for someone lactose intolerant", ["milk"]),
+    ],
+)
+def test_an_allergen_the_guest_avoids_is_left_out(text: str, without: list[str]) -> None:
+    from skills.menu import parse_menu_query
+
+    filters = parse_menu_query(text)
+    assert filters.without == without and not set(without) & set(filters.tags)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bis wann kann man bei euch warm essen?",
+        "From when can we eat on Sunday?",
+        "Bis wie viel Uhr kann man essen?",
+    ],
+)
+def test_when_we_can_eat_is_the_opening_hours(text: str) -> None:
+    # Routed here for "essen"/"eat"; no dish and no filter, but a "when": handed over.
+    from a2a_app.models import Task
+
+    task = A2AClient().send(text, metadata={"skillId": "view-menu"})["task"]
+    assert Task.objects.get(pk=task["id"]).skill_id == "opening-hours"
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert "23:00" in task["status"]["message"]["parts"][0]["text"]
+
+
+def test_when_a_dish_is_named_it_stays_on_the_menu() -> None:
+    assert "Tiramisù" in ask("When can I have the tiramisu, is it vegetarian?")[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Any non-alcoholic drinks?",
+        "Welche alkoholfreien Getränke habt ihr?",
+        "Drinks without alcohol",
+    ],
+)
+def test_a_tag_left_out_leaves_out_its_dishes(text: str) -> None:
+    listed = names(ask(text)[1])
+    assert "Limonata (0.33 l)" in listed
+    assert not {"Chianti Classico (0.2 l)", "Birra Moretti (0.33 l)"} & set(listed)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [("Is the lasagne vegetarian?", "lasagne"), ("Hat die Lasagne Fleisch?", "lasagne")],
+)
+def test_a_question_about_a_dish_we_do_not_have(text: str, said: str) -> None:
+    message, _, _ = ask(text)
+    assert said in message.lower() and ("sorry" in message.lower() or "leider" in message.lower())
+
+
+@pytest.mark.parametrize(
+    "text", ["Is the restaurant vegan friendly?", "Is the sauce on the penne spicy?"]
+)
+def test_no_unknown_dish_for_words_of_the_menu_or_the_place(text: str) -> None:
+    message, _, _ = ask(text)
+    assert "Sorry, we have no" not in message
