@@ -88,6 +88,21 @@ _COUPLE_RE = re.compile(
 )
 
 
+# "me and three friends", "ich und meine drei Kollegen": the guest and the others counted.
+_ME_AND_RE = re.compile(
+    rf"\b(?:me|i|myself|ich|mich|mir)\s+(?:and|und|plus|\+|&)\s+(?:my|meine[nmr]?|)\s*"
+    rf"({_COUNT})\s+(?:other\s+|more\s+|andere[nmr]?\s+|weitere[nmr]?\s+)?"
+    rf"(?!(?:uhr|o'?clock|pm|am|p\.m|a\.m|days?|tage?n?|weeks?|wochen?)\b)[^\W\d_]{{3,}}\b",
+    re.IGNORECASE,
+)
+# "sie und ihr Mann", "he and his wife": someone else and their partner, a couple.
+_THEY_TWO_RE = re.compile(
+    rf"\b(?:she|he|sie|er)\s+(?:and|und)\s+(?:her|his|ihr(?:e[nmr]?)?|sein(?:e[nmr]?)?)\s+"
+    rf"{_PARTNER}\b(?!\s*(?:and|und|,|plus|\+))",
+    re.IGNORECASE,
+)
+
+
 def cue_words(*texts: str) -> frozenset[str]:
     """The unit words that point at a field, from its name, label and help text."""
     words = {w for t in texts for w in re.findall(r"[^\W\d_]+", fold(t)) if w not in _STOP}
@@ -133,6 +148,12 @@ def find_count(
     """A number cued by one of ``cues``; ``(value, strong)``. ``people``: "for 4" and
     "zu viert" count too (weaker: they may mean another field); ``with_children``: no
     other field counts children, so "4 adults and 2 kids" is 6."""
+    if people:
+        found = work.first(_ME_AND_RE, lambda m: _add(_value(m[1]), Decimal(1)))
+        if found is not None:
+            return found, True
+        if work.first(_THEY_TWO_RE, lambda m: True):
+            return Decimal(2), True
     if with_children:
         found = work.first(_FAMILY_RE, lambda m: _add(_value(m[1]), _value(m[2])))
         if found is not None:
