@@ -649,6 +649,9 @@ COMPANIONS_DATES_TITLES = [
     ("hi, a table übermorgen at 6 please", "en", {"date": "2026-12-03", "time": "18:00"}),
     # A clock time that ends a sentence.
     ("Lunch on Monday at 12:30. Thanks", "en", {"date": "2026-12-07", "time": "12:30"}),
+    # The group struck out is no count.
+    ("geht es statt zu dritt auch zu fünft?", "de", {"party_size": 5}),
+    ("wir kommen zu zweit statt zu viert", "de", {"party_size": 2}),
     # Titles are not the name.
     ("my name is Prof. Hannah Berg", "en", {"name": "Hannah Berg"}),
     ("unter dem Namen Herr Dr. Krause", "de", {"name": "Krause"}),

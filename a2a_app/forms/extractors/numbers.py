@@ -199,6 +199,13 @@ def find_count(
         if found is not None:
             return found, True
         group = re.compile(rf"\bzu\s+({alternation(GROUP_WORDS)})\b", re.IGNORECASE)
+        # "statt zu viert zu sechst": the group struck out is no count.
+        struck = re.compile(
+            rf"\b(?:statt|anstatt|instead of|rather than)\s+zu\s+(?:{alternation(GROUP_WORDS)})\b",
+            re.IGNORECASE,
+        )
+        for match in list(struck.finditer(work.text)):
+            work.take(match)  # blanked: the new group, if any, is read below
         found = work.first(group, lambda m: Decimal(GROUP_WORDS[m[1].lower()]))
         if found is not None:
             return found, True
