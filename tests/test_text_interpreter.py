@@ -652,9 +652,11 @@ COMPANIONS_DATES_TITLES = [
     # The group struck out is no count.
     ("geht es statt zu dritt auch zu fünft?", "de", {"party_size": 5}),
     ("wir kommen zu zweit statt zu viert", "de", {"party_size": 2}),
+    ("Samstag, den 19. ab 18 Uhr", "de", {"date": "2026-12-19", "time": "18:00"}),
     # Titles are not the name.
     ("my name is Prof. Hannah Berg", "en", {"name": "Hannah Berg"}),
     ("unter dem Namen Herr Dr. Krause", "de", {"name": "Krause"}),
+    ("Herr Vogel, vogel@example.de", "de", {"name": "Vogel", "contact": "vogel@example.de"}),
     ("for Mrs. Jane Doe (jane@doe.example), Friday", "en",
      {"name": "Jane Doe", "contact": "jane@doe.example", "date": "2026-12-04"}),
 ]  # fmt: skip

@@ -115,8 +115,6 @@ def listed_name(work: Work, *, single: bool = False) -> str | None:
             continue
         if all(w.lower() in _TITLES for w in words):
             continue  # "Dr" of "Dr. Ahmed Karimi": the name follows the dot
-        while words and words[0].lower() in _TITLES:
-            words = words[1:]
         # A month after the first word is a surname ("Jo March"): a date was read already.
         if any(
             w.lower() in NOT_NAME and (i == 0 or w.lower() not in MONTHS)
@@ -129,6 +127,8 @@ def listed_name(work: Work, *, single: bool = False) -> str | None:
             rest = work.original[segment.start() : segment.end()].replace(words[0], "", 1)
             if re.search(r"[^\W\d_]", rest) and "@" not in rest:
                 continue
+        while len(words) > 1 and words[0].lower() in _TITLES:
+            words = words[1:]  # "Frau Schmidt": a name with its title, given without it
         work.blank(*segment.span())
         return " ".join(words)
     return None

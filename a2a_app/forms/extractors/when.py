@@ -61,7 +61,7 @@ _WEEKDAY_RE = re.compile(
     re.IGNORECASE,
 )
 _DAY_OF_MONTH_RE = re.compile(
-    r"\b(?:(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)|am\s+(\d{1,2})\.)"
+    r"\b(?:(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)|(?:am|den)\s+(\d{1,2})\.)"
     r"(?![\w.:/])",
     re.IGNORECASE,
 )
