@@ -626,6 +626,10 @@ COMPANIONS_DATES_TITLES = [
     ("myself and 2 other people", "en", {"party_size": 3}),
     ("Tisch für mich und meine vier Freundinnen", "de", {"party_size": 5}),
     ("ich und zwei weitere Gäste", "de", {"party_size": 3}),
+    ("ich, meine Frau und unsere drei Kinder", "de", {"party_size": 5}),
+    ("for 3 people, I'm Jo and my e-mail is jo@x.example", "en",
+     {"party_size": 3, "name": "Jo", "contact": "jo@x.example"}),
+    ("me, my sister and 2 cousins", "en", {"party_size": 4}),
     # Someone else and their partner: a couple.
     ("a table for him and his wife", "en", {}),  # "him" is no subject: nothing guessed
     ("er und seine Frau kommen am Freitag", "de", {"party_size": 2, "date": "2026-12-04"}),
@@ -641,6 +645,7 @@ COMPANIONS_DATES_TITLES = [
     ("am 17.12 um 19 Uhr", "de", {"date": "2026-12-17", "time": "19:00"}),
     ("on 3.1 in the evening", "en", {"date": "2027-01-03"}),
     ("um 9.15 Uhr", "de", {"time": "21:15"}),
+    ("Saturday at half eight", "en", {"date": "2026-12-05", "time": "20:30"}),
     # A meal of the morning keeps the hour in the morning.
     ("Frühstück am Samstag um 9 Uhr", "de", {"date": "2026-12-05", "time": "09:00"}),
     ("brunch for two at 10 on Sunday", "en",

@@ -103,8 +103,9 @@ _HOUR_UHR_RE = re.compile(
 _HOUR_H_RE = re.compile(r"\b(1\d|2[0-3])h\b", re.IGNORECASE)
 _HOUR_ISH_RE = re.compile(r"\b(\d{1,2})\s*-?ish\b", re.IGNORECASE)
 _HALF_RE = re.compile(
-    rf"\b(halb|half past|viertel nach|quarter past|viertel vor|quarter to|dreiviertel)\s+"
-    rf"(\d{{1,2}}|{_HOUR_WORD})\b",
+    # British "half seven" is 7:30 (German "halb acht" is 7:30 as well, an hour later).
+    rf"\b(halb|half past|half|viertel nach|quarter past|viertel vor|quarter to|dreiviertel)\s+"
+    rf"(\d{{1,2}}|{_HOUR_WORD})\b{_PEOPLE_AHEAD}",
     re.IGNORECASE,
 )
 _CUED_HOUR_RE = re.compile(
@@ -388,7 +389,7 @@ def find_time(work: Work, pm_hours: range, language: str = "") -> time | None:
         kind = m[1].lower()
         if kind == "halb":  # German "halb acht" is half past seven
             return clock.at((hour - 1) or 12, 30)
-        if kind in {"half past"}:
+        if kind in {"half past", "half"}:
             return clock.at(hour, 30)
         if kind in {"viertel nach", "quarter past"}:
             return clock.at(hour, 15)
