@@ -639,6 +639,7 @@ COMPANIONS_DATES_TITLES = [
     ("a week on Thursday", "en", {"date": "2026-12-10"}),
     ("Mittwoch in einer Woche", "de", {"date": "2026-12-09"}),
     ("in one week", "en", {"date": "2026-12-08"}),
+    ("in zwei Wochen am Donnerstag", "de", {"date": "2026-12-17"}),
     # A weekday with a day of the month: the day of the month is the date.
     ("Friday the 18th at 7", "en", {"date": "2026-12-18", "time": "19:00"}),
     # A day and month after a date word, without the closing dot, is no clock time.

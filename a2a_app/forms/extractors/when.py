@@ -252,6 +252,11 @@ def _relative(work: Work, today: date, languages: tuple[str, ...]) -> date | Non
         found = _calendar(words.removeprefix("the "), languages, today)
     if found is not None:
         work.take(match)
+        weekday = _WEEKDAY_RE.search(work.text) if re.search(r"week|woche", words) else None
+        if weekday is not None and not weekday[1]:
+            # "in zwei Wochen am Freitag": that weekday in the week the weeks lead to.
+            work.take(weekday)
+            found += timedelta(days=(WEEKDAYS[weekday[2].lower()] - found.weekday()) % 7)
     return found
 
 
