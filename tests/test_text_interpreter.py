@@ -662,6 +662,8 @@ COMPANIONS_DATES_TITLES = [
     # Titles are not the name.
     ("my name is Prof. Hannah Berg", "en", {"name": "Hannah Berg"}),
     ("unter dem Namen Herr Dr. Krause", "de", {"name": "Krause"}),
+    ("Name: Dr. med. Albers", "de", {"name": "Albers"}),
+    ("die Reservierung auf Brandt, bitte", "de", {"name": "Brandt"}),
     ("Herr Vogel, vogel@example.de", "de", {"name": "Vogel", "contact": "vogel@example.de"}),
     ("for Mrs. Jane Doe (jane@doe.example), Friday", "en",
      {"name": "Jane Doe", "contact": "jane@doe.example", "date": "2026-12-04"}),

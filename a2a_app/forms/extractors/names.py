@@ -20,7 +20,9 @@ _WEAK_NAME_CUE_RE = re.compile(
     r"(?:\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
     r"family|familie|"
     r"under|contact:?|kontakt:?|"
-    r"(?:reserve|book|booking|reservation)(?: it| a table)? for))\s+",
+    r"(?:reserve|book|booking|reservation)(?: it| a table)? for|"
+    # "Reservierung auf Müller": a booking "on" a name.
+    r"(?:reservierung|reservieren|reserviert|buchung|buchen|gebucht|tisch)\s+auf))\s+",
     re.IGNORECASE,
 )
 # A signature closing the message: "Thanks, Peter", "LG Anna Weber".
@@ -34,9 +36,9 @@ _NAME_WORD_RE = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 # Titles and forms of address before a name: "Dr. Ahmed Karimi", "Frau Dr. Weber". They
 # are no part of the name the booking is under (and never the name alone).
 _TITLES_RE = re.compile(
-    r"(?:\b(?:dr|prof|frau|herr|herrn|mr|mrs|ms|miss|mx|sir|madam)\b\.?\s*)+", re.IGNORECASE
+    r"(?:\b(?:dr|med|prof|frau|herr|herrn|mr|mrs|ms|miss|mx|sir|madam)\b\.?\s*)+", re.IGNORECASE
 )
-_TITLES = word_set("dr prof frau herr herrn mr mrs ms miss mx sir madam")
+_TITLES = word_set("dr med prof frau herr herrn mr mrs ms miss mx sir madam")
 _PARTICLES = word_set("von van de der den da di del le la zu ten ter")
 
 
