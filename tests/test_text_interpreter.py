@@ -617,3 +617,62 @@ def test_a_number_called_a_phone_number_is_a_contact_even_if_no_plan_knows_it() 
         "please drop my booking, my mobile: 0160 12345", Booking, language="en", now=NOW
     )
     assert found.get("contact") == "0160 12345"
+
+
+# Round 3: phrasings a fresh set of guest conversations showed were misread.
+COMPANIONS_DATES_TITLES = [
+    # The guest and the others they name: the guest counts too.
+    ("a table for me and five colleagues tomorrow", "en", {"party_size": 6, "date": "2026-12-02"}),
+    ("myself and 2 other people", "en", {"party_size": 3}),
+    ("Tisch für mich und meine vier Freundinnen", "de", {"party_size": 5}),
+    ("ich und zwei weitere Gäste", "de", {"party_size": 3}),
+    ("ich, meine Frau und unsere drei Kinder", "de", {"party_size": 5}),
+    ("for 3 people, I'm Jo and my e-mail is jo@x.example", "en",
+     {"party_size": 3, "name": "Jo", "contact": "jo@x.example"}),
+    ("me, my sister and 2 cousins", "en", {"party_size": 4}),
+    # Someone else and their partner: a couple.
+    ("a table for him and his wife", "en", {}),  # "him" is no subject: nothing guessed
+    ("er und seine Frau kommen am Freitag", "de", {"party_size": 2, "date": "2026-12-04"}),
+    ("she and her husband would like to come", "en", {"party_size": 2}),
+    # The weekday a week after the coming one.
+    ("friday week at 8", "en", {"date": "2026-12-11", "time": "20:00"}),
+    ("a week on Thursday", "en", {"date": "2026-12-10"}),
+    ("Mittwoch in einer Woche", "de", {"date": "2026-12-09"}),
+    ("in one week", "en", {"date": "2026-12-08"}),
+    ("in zwei Wochen am Donnerstag", "de", {"date": "2026-12-17"}),
+    # A weekday with a day of the month: the day of the month is the date.
+    ("Friday the 18th at 7", "en", {"date": "2026-12-18", "time": "19:00"}),
+    # A day and month after a date word, without the closing dot, is no clock time.
+    ("am 17.12 um 19 Uhr", "de", {"date": "2026-12-17", "time": "19:00"}),
+    ("on 3.1 in the evening", "en", {"date": "2027-01-03"}),
+    ("um 9.15 Uhr", "de", {"time": "21:15"}),
+    ("Saturday at half eight", "en", {"date": "2026-12-05", "time": "20:30"}),
+    # A meal of the morning keeps the hour in the morning.
+    ("Frühstück am Samstag um 9 Uhr", "de", {"date": "2026-12-05", "time": "09:00"}),
+    ("brunch for two at 10 on Sunday", "en",
+     {"party_size": 2, "time": "10:00", "date": "2026-12-06"}),
+    # German day words in an English sentence.
+    ("hi, a table übermorgen at 6 please", "en", {"date": "2026-12-03", "time": "18:00"}),
+    # A clock time that ends a sentence.
+    ("Lunch on Monday at 12:30. Thanks", "en", {"date": "2026-12-07", "time": "12:30"}),
+    # The group struck out is no count.
+    ("geht es statt zu dritt auch zu fünft?", "de", {"party_size": 5}),
+    ("wir kommen zu zweit statt zu viert", "de", {"party_size": 2}),
+    ("Samstag, den 19. ab 18 Uhr", "de", {"date": "2026-12-19", "time": "18:00"}),
+    # Titles are not the name.
+    ("my name is Prof. Hannah Berg", "en", {"name": "Hannah Berg"}),
+    ("unter dem Namen Herr Dr. Krause", "de", {"name": "Krause"}),
+    ("Name: Dr. med. Albers", "de", {"name": "Albers"}),
+    ("die Reservierung auf Brandt, bitte", "de", {"name": "Brandt"}),
+    ("Herr Vogel, vogel@example.de", "de", {"name": "Vogel", "contact": "vogel@example.de"}),
+    ("for Mrs. Jane Doe (jane@doe.example), Friday", "en",
+     {"name": "Jane Doe", "contact": "jane@doe.example", "date": "2026-12-04"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "language", "expected"), COMPANIONS_DATES_TITLES)
+def test_reads_companions_weeks_ahead_and_titles(
+    text: str, language: str, expected: dict[str, Any]
+) -> None:
+    found = DeterministicInterpreter().interpret(text, Booking, language=language, now=NOW)
+    assert found == expected

@@ -125,11 +125,11 @@ def test_a_day_as_a_data_part() -> None:
 @pytest.mark.usefixtures("frozen")
 def test_where_and_how_to_get_there() -> None:
     message, facts = ask("location", "Where are you located?")
-    assert message == "You find us at Trattoria Django, Gartenstraße 12, 10115 Berlin."
+    assert message == "You find us at Trattoria Django, Gartenstraße 12, 10115 Berlin-Mitte."
     assert facts["phone"] == "+49 30 1234567"
     message, _ = ask("location", "How do I get there by train?")
     assert message.startswith("S-Bahn S1, S2 or S25 to Nordbahnhof")
-    assert message.endswith("Our address: Trattoria Django, Gartenstraße 12, 10115 Berlin.")
+    assert message.endswith("Our address: Trattoria Django, Gartenstraße 12, 10115 Berlin-Mitte.")
 
 
 @pytest.mark.usefixtures("frozen")

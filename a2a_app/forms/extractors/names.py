@@ -20,7 +20,9 @@ _WEAK_NAME_CUE_RE = re.compile(
     r"(?:\b(?:i am|i'm|im|this is|it's|it is|ich bin|hier ist|hier spricht|hier|for|für|"
     r"family|familie|"
     r"under|contact:?|kontakt:?|"
-    r"(?:reserve|book|booking|reservation)(?: it| a table)? for))\s+",
+    r"(?:reserve|book|booking|reservation)(?: it| a table)? for|"
+    # "Reservierung auf Müller": a booking "on" a name.
+    r"(?:reservierung|reservieren|reserviert|buchung|buchen|gebucht|tisch)\s+auf))\s+",
     re.IGNORECASE,
 )
 # A signature closing the message: "Thanks, Peter", "LG Anna Weber".
@@ -31,6 +33,12 @@ _SIGN_OFF_RE = re.compile(
 )
 # Letters with inner apostrophes and hyphens: O'Brien, Müller-Lüdenscheidt.
 _NAME_WORD_RE = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
+# Titles and forms of address before a name: "Dr. Ahmed Karimi", "Frau Dr. Weber". They
+# are no part of the name the booking is under (and never the name alone).
+_TITLES_RE = re.compile(
+    r"(?:\b(?:dr|med|prof|frau|herr|herrn|mr|mrs|ms|miss|mx|sir|madam)\b\.?\s*)+", re.IGNORECASE
+)
+_TITLES = word_set("dr med prof frau herr herrn mr mrs ms miss mx sir madam")
 _PARTICLES = word_set("von van de der den da di del le la zu ten ter")
 
 
@@ -66,7 +74,11 @@ def find_name(work: Work) -> tuple[str, bool] | None:
     cues = ((_NAME_CUE_RE, True), (_WEAK_NAME_CUE_RE, False), (_SIGN_OFF_RE, False))
     for pattern, strong in cues:
         for cue in pattern.finditer(work.text):
-            found = _name_words(work.text[cue.end() :], capitalised=not strong)
+            title = _TITLES_RE.match(work.text, cue.end())
+            skip = title.end() - cue.end() if title and title.end() < len(work.text) else 0
+            found = _name_words(work.text[cue.end() + skip :], capitalised=not strong)
+            if found is not None:
+                found = (found[0], found[1] + skip)
             if found is None and strong and cue[0].strip().lower() in {"unter", "name", "names"}:
                 continue
             if found is None:
@@ -88,7 +100,7 @@ def find_name(work: Work) -> tuple[str, bool] | None:
 
 # A part of a list on its own: "Table for 4 on Friday at 8, Tom Lee, tom@lee.de".
 # A dash between spaces separates items too: "for 2 tonight - Tom Lee - 0176 ...".
-_SEGMENT_RE = re.compile(r"(?:[^,;\n?!.\s]|\.(?!\s)|\s(?![-–—]\s))+")
+_SEGMENT_RE = re.compile(r"(?:[^,;()\n?!.\s]|\.(?!\s)|\s(?![-–—]\s))+")
 
 
 def listed_name(work: Work, *, single: bool = False) -> str | None:
@@ -103,6 +115,8 @@ def listed_name(work: Work, *, single: bool = False) -> str | None:
             continue
         if any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words):
             continue
+        if all(w.lower() in _TITLES for w in words):
+            continue  # "Dr" of "Dr. Ahmed Karimi": the name follows the dot
         # A month after the first word is a surname ("Jo March"): a date was read already.
         if any(
             w.lower() in NOT_NAME and (i == 0 or w.lower() not in MONTHS)
@@ -115,6 +129,8 @@ def listed_name(work: Work, *, single: bool = False) -> str | None:
             rest = work.original[segment.start() : segment.end()].replace(words[0], "", 1)
             if re.search(r"[^\W\d_]", rest) and "@" not in rest:
                 continue
+        while len(words) > 1 and words[0].lower() in _TITLES:
+            words = words[1:]  # "Frau Schmidt": a name with its title, given without it
         work.blank(*segment.span())
         return " ".join(words)
     return None
@@ -124,6 +140,8 @@ def bare_name(work: Work, *, capitalised: bool = False) -> str | None:
     """The whole short reply as a name: "Tom Lee", "Hi, it's Anna Weber. Thanks!";
     ``capitalised``: only capitalised words (the name was asked with other fields)."""
     words = [w for w in _NAME_WORD_RE.findall(work.text) if w.lower() not in FILLER]
+    while len(words) > 1 and words[0].lower() in _TITLES:
+        words = words[1:]  # "Frau Weber", "Dr. Lee": the name without the title
     if not 1 <= len(words) <= 4 or any(w.lower() in NOT_NAME for w in words):
         return None
     if capitalised and any(not w[0].isupper() and w.lower() not in _PARTICLES for w in words):

@@ -88,6 +88,45 @@ _COUPLE_RE = re.compile(
 )
 
 
+# "me and three friends", "ich und mein Mann und unsere Tochter", "my partner and I plus
+# our 2 kids": the guest listing who comes, the guest included. Each item counts one
+# (me, my wife) or its number (three friends).
+_KIN = rf"(?:{_PARTNER}|kids?|child|children|kinder|kind|baby|son|daughter)"
+_SELF_ITEM = r"(?:me|i(?!['’])|myself|ich|mich|mir)"
+_ONE_ITEM = rf"(?:my|our|mein(?:e[nmr]?)?|unser(?:e[nmr]?)?)\s+{_KIN}"
+_MANY_ITEM = (
+    rf"(?:(?:my|our|meine[nmr]?|unsere[nmr]?)\s+)?({_COUNT})\s+"
+    rf"(?:other\s+|more\s+|andere[nmr]?\s+|weitere[nmr]?\s+)?"
+    rf"(?!(?:uhr|o'?clock|pm|am|p\.m|a\.m|days?|tage?n?|weeks?|wochen?|in|of|on|at|um)\b)"
+    rf"[^\W\d_]{{3,}}"
+)
+_ITEM = rf"(?:{_SELF_ITEM}|{_ONE_ITEM}|{_MANY_ITEM})\b"
+# A comma alone joins items only in a list an "and" closes ("ich, meine Frau und ...").
+_LIST_SEP = r"(?:\s*,?\s*(?:and|und|plus|\+|&)\s*|\s*,\s*(?=[^,.;]*\b(?:and|und)\b))"
+_PEOPLE_LIST_RE = re.compile(rf"\b{_ITEM}(?:{_LIST_SEP}{_ITEM})+", re.IGNORECASE)
+_ITEM_RE = re.compile(rf"\b(?:({_SELF_ITEM})|{_ONE_ITEM}|{_MANY_ITEM})\b", re.IGNORECASE)
+
+
+def _people_listed(match: re.Match[str]) -> Decimal | None:
+    """How many people a list with the guest in it names, or None without the guest."""
+    total, me = Decimal(0), False
+    for item in _ITEM_RE.finditer(match[0]):
+        me = me or bool(item[1])
+        value = _value(item[2]) if item[2] else Decimal(1)
+        if value is None:
+            return None
+        total += value
+    return total if me else None
+
+
+# "sie und ihr Mann", "he and his wife": someone else and their partner, a couple.
+_THEY_TWO_RE = re.compile(
+    rf"\b(?:she|he|sie|er)\s+(?:and|und)\s+(?:her|his|ihr(?:e[nmr]?)?|sein(?:e[nmr]?)?)\s+"
+    rf"{_PARTNER}\b(?!\s*(?:and|und|,|plus|\+))",
+    re.IGNORECASE,
+)
+
+
 def cue_words(*texts: str) -> frozenset[str]:
     """The unit words that point at a field, from its name, label and help text."""
     words = {w for t in texts for w in re.findall(r"[^\W\d_]+", fold(t)) if w not in _STOP}
@@ -133,6 +172,12 @@ def find_count(
     """A number cued by one of ``cues``; ``(value, strong)``. ``people``: "for 4" and
     "zu viert" count too (weaker: they may mean another field); ``with_children``: no
     other field counts children, so "4 adults and 2 kids" is 6."""
+    if people:
+        found = work.first(_PEOPLE_LIST_RE, _people_listed)
+        if found is not None:
+            return found, True
+        if work.first(_THEY_TWO_RE, lambda m: True):
+            return Decimal(2), True
     if with_children:
         found = work.first(_FAMILY_RE, lambda m: _add(_value(m[1]), _value(m[2])))
         if found is not None:
@@ -178,6 +223,13 @@ def find_count(
         if found is not None:
             return found, True
         group = re.compile(rf"\bzu\s+({alternation(GROUP_WORDS)})\b", re.IGNORECASE)
+        # "statt zu viert zu sechst": the group struck out is no count.
+        struck = re.compile(
+            rf"\b(?:statt|anstatt|instead of|rather than)\s+zu\s+(?:{alternation(GROUP_WORDS)})\b",
+            re.IGNORECASE,
+        )
+        for match in list(struck.finditer(work.text)):
+            work.take(match)  # blanked: the new group, if any, is read below
         found = work.first(group, lambda m: Decimal(GROUP_WORDS[m[1].lower()]))
         if found is not None:
             return found, True

@@ -30,6 +30,12 @@ _PEOPLE_AHEAD = r"(?!\s*(?:people|persons?|guests?|pax|personen|leute|gäste|of 
 _ISO_T_RE = re.compile(r"(\d{4}-\d{1,2}-\d{1,2})T(?=\d)")
 _ISO_RE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _DOTTED_RE = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4}\b|\d{2}(?![\d.:]))?")
+# "am 9.12 abends", "on 24.12": a day and month without the closing dot, which would be a
+# clock time ("9.12" as 9:12) but for the date word before it.
+_CUED_DOTTED_RE = re.compile(
+    r"\b(?:am|on|vom|zum|für|fur|den)\s+(\d{1,2})\.(\d{1,2})(?![\d.:])(?!\s*(?:uhr|h)\b)",
+    re.IGNORECASE,
+)
 _SLASHED_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?\b")
 _DAY_MONTH_RE = re.compile(
     rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\.?\s*(?:of\s+)?(?:{_MONTH})\b\.?(?:,?\s+\d{{4}}\b)?",
@@ -55,7 +61,7 @@ _WEEKDAY_RE = re.compile(
     re.IGNORECASE,
 )
 _DAY_OF_MONTH_RE = re.compile(
-    r"\b(?:(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)|am\s+(\d{1,2})\.)"
+    r"\b(?:(?:on\s+)?the\s+(\d{1,2})(?:st|nd|rd|th)?|(\d{1,2})(?:st|nd|rd|th)|(?:am|den)\s+(\d{1,2})\.)"
     r"(?![\w.:/])",
     re.IGNORECASE,
 )
@@ -75,11 +81,18 @@ _NEXT_WEEK_RE = re.compile(
     rf"\b(?:{_NEXT_WEEK}\s+(?:on\s+|am\s+)?({_WEEKDAY})|({_WEEKDAY})\s+(?:of\s+)?{_NEXT_WEEK})\b",
     re.IGNORECASE,
 )
+# "Saturday week", "a week on Saturday", "Samstag in einer Woche": the weekday a week after
+# the coming one (not "in a week", which is a week from today).
+_WEEKDAY_WEEK_RE = re.compile(
+    rf"\b(?:({_WEEKDAY})s?\s+(?:week|in\s+(?:einer|a|one)\s+(?:woche|week))|"
+    rf"(?:a|one)\s+week\s+(?:on|from)\s+({_WEEKDAY}))\b",
+    re.IGNORECASE,
+)
 _ANY_WEEKDAY_RE = re.compile(rf"\b(?:{_WEEKDAY})s?\b,?", re.IGNORECASE)
 
 _AMPM = r"(a\.?\s?m\.?|p\.?\s?m\.?)"
 _CLOCK_RE = re.compile(
-    rf"\b(\d{{1,2}})[:.h](\d{{2}})(?![\d.:])(?:\s*(?:{_AMPM}|uhr\b|o'?clock\b|h\b))?",
+    rf"\b(\d{{1,2}})[:.h](\d{{2}})(?![\d:]|\.\d)(?:\s*(?:{_AMPM}|uhr\b|o'?clock\b|h\b))?",
     re.IGNORECASE,
 )
 _HOUR_AMPM_RE = re.compile(rf"\b(\d{{1,2}})\s*{_AMPM}(?!\w)", re.IGNORECASE)
@@ -90,8 +103,9 @@ _HOUR_UHR_RE = re.compile(
 _HOUR_H_RE = re.compile(r"\b(1\d|2[0-3])h\b", re.IGNORECASE)
 _HOUR_ISH_RE = re.compile(r"\b(\d{1,2})\s*-?ish\b", re.IGNORECASE)
 _HALF_RE = re.compile(
-    rf"\b(halb|half past|viertel nach|quarter past|viertel vor|quarter to|dreiviertel)\s+"
-    rf"(\d{{1,2}}|{_HOUR_WORD})\b",
+    # British "half seven" is 7:30 (German "halb acht" is 7:30 as well, an hour later).
+    rf"\b(halb|half past|half|viertel nach|quarter past|viertel vor|quarter to|dreiviertel)\s+"
+    rf"(\d{{1,2}}|{_HOUR_WORD})\b{_PEOPLE_AHEAD}",
     re.IGNORECASE,
 )
 _CUED_HOUR_RE = re.compile(
@@ -112,7 +126,8 @@ _EVENING_RE = re.compile(
 _SMALL_HOURS_RE = re.compile(r"\b(?:nachts|in der nacht|in the night|at night)\b", re.I)
 # "am" alone is German for "on": a.m. counts only right after a number.
 _MORNING_RE = re.compile(
-    r"\b(?:morning|morgens|vormittags?|früh)\b|\d\s*a\.?m\.?(?!\s*(?:\d|[^\W\d_]{3}))",
+    # Breakfast and brunch are morning meals: "um 10 Uhr zum Frühstück" is 10:00.
+    r"\b(?:morning|morgens|vormittags?|früh|breakfast|brunch|frühstück|fruehstueck)\b|\d\s*a\.?m\.?(?!\s*(?:\d|[^\W\d_]{3}))",
     re.IGNORECASE,
 )
 
@@ -186,6 +201,7 @@ def find_date(work: Work, now: datetime, language: str = "") -> date | None:
     for pattern, convert in (
         (_ISO_RE, iso),
         (_DOTTED_RE, dotted),
+        (_CUED_DOTTED_RE, lambda m: _with_year(int(m[2]), int(m[1]), None, today)),
         (_SLASHED_RE, slashed),
         (_DAY_MONTH_RE, words),
         (_MONTH_DAY_RE, words),
@@ -199,11 +215,14 @@ def find_date(work: Work, now: datetime, language: str = "") -> date | None:
         for pattern in (_ISO_RE, _DAY_MONTH_RE, _MONTH_DAY_RE):
             for match in pattern.finditer(work.text):
                 work.take(match)
+        found = _weekday_week(work, today)
+    if found is None:
         found = _relative(work, today, languages)
     if found is None:
-        found = _weekday(work, today, languages)
-    if found is None:
+        # "Sunday the 13th": the day of the month is the date; the weekday only names it.
         found = _day_of_month(work, today)
+    if found is None:
+        found = _weekday(work, today, languages)
     if found is not None:
         # "Friday, December 4": the weekday is part of the date just read.
         for match in _ANY_WEEKDAY_RE.finditer(work.text):
@@ -224,13 +243,30 @@ def _relative(work: Work, today: date, languages: tuple[str, ...]) -> date | Non
     words = re.sub(r"\s+", " ", match[0].lower())
     simple = {"tonight": 0, "tmrw": 1, "tmr": 1, "tomorow": 1, "tommorow": 1}
     simple |= {"tommorrow": 1, "tomorro": 1, "morgn": 1}
+    # German words in an English sentence ("a table morgen at 7"): dateparser reads a
+    # message in its language only, so the few German day words are read here.
+    simple |= {"heute": 0, "morgen": 1, "übermorgen": 2, "uebermorgen": 2}
     if words in simple:
         found: date | None = today + timedelta(days=simple[words])
     else:
         found = _calendar(words.removeprefix("the "), languages, today)
     if found is not None:
         work.take(match)
+        weekday = _WEEKDAY_RE.search(work.text) if re.search(r"week|woche", words) else None
+        if weekday is not None and not weekday[1]:
+            # "in zwei Wochen am Freitag": that weekday in the week the weeks lead to.
+            work.take(weekday)
+            found += timedelta(days=(WEEKDAYS[weekday[2].lower()] - found.weekday()) % 7)
     return found
+
+
+def _weekday_week(work: Work, today: date) -> date | None:
+    match = _WEEKDAY_WEEK_RE.search(work.text)
+    if not match:
+        return None
+    work.take(match)
+    ahead = (WEEKDAYS[(match[1] or match[2]).lower()] - today.weekday()) % 7 or 7
+    return today + timedelta(days=ahead + 7)
 
 
 def _weekday(work: Work, today: date, languages: tuple[str, ...]) -> date | None:
@@ -358,7 +394,7 @@ def find_time(work: Work, pm_hours: range, language: str = "") -> time | None:
         kind = m[1].lower()
         if kind == "halb":  # German "halb acht" is half past seven
             return clock.at((hour - 1) or 12, 30)
-        if kind in {"half past"}:
+        if kind in {"half past", "half"}:
             return clock.at(hour, 30)
         if kind in {"viertel nach", "quarter past"}:
             return clock.at(hour, 15)

@@ -121,7 +121,7 @@ CLOSURES = [
 ]
 
 INFO = {
-    "address": "Trattoria Django\nGartenstraße 12\n10115 Berlin",
+    "address": "Trattoria Django\nGartenstraße 12\n10115 Berlin-Mitte",
     "phone": "+49 30 1234567",
     "email": "ciao@trattoria-django.example",
     "directions": "In Berlin-Mitte, on Gartenstraße between Nordbahnhof and Invalidenstraße.",
