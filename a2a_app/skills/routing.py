@@ -238,11 +238,11 @@ _REVEAL_VERB_RE = re.compile(
     re.IGNORECASE | re.UNICODE,
 )
 _OTHERS_DATA_RE = re.compile(
-    r"\b(?:all|every|each|other|others'|everyone'?s|alle[nrs]?|s[aä]mtliche[nr]?|jede[nrs]?|"
+    r"\b(?:all|every|other|others'|everyone'?s|alle[nrs]?|s[aä]mtliche[nr]?|jede[nrs]?|"
     r"andere[nr]?|fremde[nr]?)\b(?:\s+\w+){0,2}?\s+"
     r"(?:reservations?|bookings?|guests?|customers?|clients?|names|phone|numbers|e-?mails?|"
     r"contacts?|reservierungen|buchungen|g[aä]ste[n]?|kunden|namen|telefonnummern|"
-    r"kontaktdaten|daten|adressen)\b",
+    r"kontaktdaten)\b",
     re.IGNORECASE | re.UNICODE,
 )
 
