@@ -261,6 +261,11 @@ def _now_status(periods: list[tuple[time, time]], now: time) -> str:
         "macht", "aufmachen", "zumachen", "aufhaben", "öffnet", "öffnen", "schließt", "schließen",
         "lunchtime", "Mittagstisch",
         "Küche",
+        "zuhaben",
+        # Phrases (matched whole): questions about being open whose words are common.
+        "how late", "from what time", "until what time", "till what time", "what time do you",
+        "new years day", "new year s day",
+        "wie lange", "ab wann", "bis wann", "wann macht", "wann habt", "wann seid",
     ],
     examples=[
         "When are you open?",
@@ -444,6 +449,9 @@ def location_answer(info: RestaurantInfo, topics: list[str], lang: str) -> str:
         "tram", "public transport", "wheelchair", "accessible", "Adresse", "Anfahrt",
         "parken", "Parkplatz", "Bahn", "barrierefrei", "Rollstuhl", "Anschrift",
         "Haltestelle", "station",
+        "neighbourhood", "neighborhood", "district", "Stadtteil", "Bezirk", "Kiez",
+        "which part", "what part", "part of town", "welcher Teil", "wo genau",
+        "where exactly",
     ],
     examples=[
         "Where are you located?",

@@ -373,6 +373,7 @@ _BASE_TAGS = [
     "eat", "Speisekarte", "Karte", "Gerichte", "essen", "trinken", "kostet", "Preis",
     "vegetarisch", "Allergene", "Vorspeisen", "Nachspeisen", "Nachtisch", "Getränke",
     "Wein", "Fisch", "Kinderkarte", "Kindermenü", "Kinderteller",
+    "beer", "Bier", "on offer", "im Angebot",
 ]  # fmt: skip
 
 
