@@ -667,6 +667,16 @@ COMPANIONS_DATES_TITLES = [
     ("Herr Vogel, vogel@example.de", "de", {"name": "Vogel", "contact": "vogel@example.de"}),
     ("for Mrs. Jane Doe (jane@doe.example), Friday", "en",
      {"name": "Jane Doe", "contact": "jane@doe.example", "date": "2026-12-04"}),
+    # A numbered holiday is the holiday, not a day of this month.
+    ("zu dritt am 2. Weihnachtsfeiertag um 13 Uhr", "de",
+     {"party_size": 3, "date": "2026-12-26", "time": "13:00"}),
+    ("am ersten Weihnachtsfeiertag abends", "de", {"date": "2026-12-25"}),
+    # A holiday that names the occasion, not the day, gives way to the date given.
+    ("our Christmas lunch on Tuesday 22 December at 1pm", "en",
+     {"date": "2026-12-22", "time": "13:00"}),
+    # A greeting that opens the message is no name.
+    ("Guten Tag, ich schreibe für Herrn Lutz Becker: zwei Personen morgen 19 Uhr", "de",
+     {"name": "Lutz Becker", "party_size": 2, "date": "2026-12-02", "time": "19:00"}),
 ]  # fmt: skip
 
 

@@ -72,8 +72,20 @@ _HOLIDAYS = {
     "boxing day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31),
     "silvester": (12, 31), "new year's day": (1, 1), "neujahr": (1, 1),
     "valentine's day": (2, 14), "valentinstag": (2, 14),
+    # The German names of the two Christmas holidays: "am 2. Weihnachtsfeiertag" is 26
+    # December, not the 2nd of this month.
+    "1. weihnachtsfeiertag": (12, 25), "erster weihnachtsfeiertag": (12, 25),
+    "ersten weihnachtsfeiertag": (12, 25), "weihnachtsfeiertag": (12, 25),
+    "2. weihnachtsfeiertag": (12, 26), "zweiter weihnachtsfeiertag": (12, 26),
+    "zweiten weihnachtsfeiertag": (12, 26), "stephanstag": (12, 26),
 }  # fmt: skip
 _HOLIDAY_RE = re.compile(rf"\b(?:{alternation(_HOLIDAYS)})(?!\w)", re.IGNORECASE)
+# Read before any other date: "2. Weihnachtsfeiertag" is no "2." of this month. (The other
+# holidays come last: "Christmas dinner on Friday 18 December" is the 18th.)
+_NUMBERED_HOLIDAY_RE = re.compile(
+    rf"\b(?:{alternation(k for k in _HOLIDAYS if 'weihnachtsfeiertag' in k)})(?!\w)",
+    re.IGNORECASE,
+)
 # "next week Friday", "Friday next week", "nächste Woche Samstag": the weekday of the
 # calendar week after this one (not the coming one, which "next Friday" may mean).
 _NEXT_WEEK = r"(?:next\s+week|nächste\s+woche|naechste\s+woche|kommende\s+woche)"
@@ -199,6 +211,7 @@ def find_date(work: Work, now: datetime, language: str = "") -> date | None:
 
     found = None
     for pattern, convert in (
+        (_NUMBERED_HOLIDAY_RE, holiday),
         (_ISO_RE, iso),
         (_DOTTED_RE, dotted),
         (_CUED_DOTTED_RE, lambda m: _with_year(int(m[2]), int(m[1]), None, today)),

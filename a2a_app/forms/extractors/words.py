@@ -77,7 +77,9 @@ NOT_NAME = (
         "need brauche brauchen name namen heiße heisse call me see then later soon bye ciao "
         "tschüss bis dann bald i'm im i’m team family familie same people's usual new year "
         "year's eve christmas xmas silvester weihnachten heiligabend ostern easter cheers "
-        "sorry also actually perfect cool awesome thx danke tschau grüße gruß regards"
+        "sorry also actually perfect cool awesome thx danke tschau grüße gruß regards "
+        # Greetings that open a message: "Guten Tag, ..." is no guest called Guten Tag.
+        "guten tag good dear liebe lieber sehr geehrte geehrter damen herren grüß gott"
     )
     | frozenset(WEEKDAYS)
     | frozenset(MONTHS)
