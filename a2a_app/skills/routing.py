@@ -329,6 +329,18 @@ _NAME_MARKERS = _wordset(
 
 
 _COUNTED_RE = re.compile(r"\d+\s*([^\W\d_]+)", re.UNICODE)
+# How to reach the guest: an e-mail address or a phone number of 6+ digits.
+_EMAIL_OR_PHONE_RE = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|(?:\+|\b0)\d[\d /-]{5,}\d")
+# How many come, in words a booking form asks for (folded text): "zu viert", "four of
+# us", "4 Personen", "party of 6".
+_PEOPLE_RE = re.compile(
+    r"\bzu (?:zweit|dritt|viert|funft|sechst|siebt|acht)\b"
+    r"|\b(?:\d+|two|three|four|five|six|seven|eight|zwei|drei|vier|funf|sechs|sieben|acht)"
+    r"\s+(?:of us|people|persons|guests|personen|leute|gaste)\b"
+    r"|\bparty of\b"
+)
+#: The index's token for such a count (no word: it cannot clash with one).
+_PEOPLE_SHAPE = "#people"
 # Prepositions of a time ("am Samstag", "um 8"): as weak as the day itself.
 _TIME_PREPOSITIONS = _wordset(
     """
@@ -420,6 +432,10 @@ class _Index:
             ]
             if skill.form is not None:
                 sources.append((FIELD_WEIGHT, _form_words(skill.form)))
+                if any(isinstance(f, forms.IntegerField) for f in skill.form.base_fields.values()):
+                    # A form that counts something hears "four of us", "zu viert".
+                    postings = weights.setdefault(_PEOPLE_SHAPE, {})
+                    postings[position] = FIELD_WEIGHT
             sources.append((EXAMPLE_WEIGHT, _vocabulary(skill)))
             for weight, texts in sources:
                 for text in texts:
@@ -556,7 +572,11 @@ class _Index:
         """Does the skill at ``position`` share only days and times with ``text`` while
         the text has words no skill knows that are no name ("Wie hat Hertha am
         Wochenende gespielt?")? A date is evidence for every skill with a date field,
-        never what a message is about."""
+        never what a message is about. Not when the text also gives how to reach the
+        guest or how many come ("…um 19 Uhr zu viert, anna@example.de"): a request made
+        at a time, with the details a booking form asks for."""
+        if _EMAIL_OR_PHONE_RE.search(text) or _PEOPLE_RE.search(fold(text)):
+            return False
         tokens = _WORD_RE.findall(fold(_IGNORED_RE.sub(" ", unicodedata.normalize("NFKC", text))))
         tokens += _separable(tokens)
         if position in self.phrase_hits(text):
@@ -595,6 +615,8 @@ class _Index:
         totals = [0.0] * len(self.skills)
         count = len(self.skills)
         shapes = [dict(self.exact.get(shape, ())) for shape in reference_shapes(text)]
+        if _PEOPLE_RE.search(fold(text)):
+            shapes.append(dict(self.exact.get(_PEOPLE_SHAPE, ())))
         for found in [self.found(word) for word in _folded_words(text)] + shapes:
             if not found:
                 continue

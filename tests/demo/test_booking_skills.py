@@ -308,3 +308,25 @@ def test_the_same_again_unrouted_is_a_booking(agent) -> None:
     second = say(agent, "Gern dasselbe auch am Sonntag", contextId=first["contextId"])
     assert state(second) == "COMPLETED", text_of(second)
     assert "TD-" in text_of(second)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # No word of a table or a booking: a time, how many come and how to reach them.
+        "Wir kommen übermorgen um 20 Uhr zu dritt, Lena Vogt, lena@vogt.example",
+        pytest.param(
+            "Could we come on Friday at 8pm, three of us? Omar Haddad, omar@haddad.example",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known weakness: change-reservation, make-reservation and "
+                "catering-request tie on a count and a time (no word of a table); the "
+                "tie goes to the skill listed first, change-reservation",
+            ),
+        ),
+    ],
+)
+def test_a_time_a_count_and_a_contact_are_a_booking(agent, text) -> None:
+    task = say(agent, text)
+    assert state(task) == "COMPLETED", text_of(task)
+    assert "TD-" in text_of(task)

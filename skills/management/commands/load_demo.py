@@ -15,8 +15,19 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 from django.utils import timezone
 
-from a2a_app.skills.catalogue import sync_rows
+from a2a_app.models import Skill
+from a2a_app.skills.catalogue import mark_changed, sync_rows
 from skills.models import Closure, MenuItem, OpeningHours, RestaurantInfo, Table
+
+SKILL_ORDER = (
+    "cancel-reservation",
+    "change-reservation",
+    "make-reservation",
+    "catering-request",
+    "location",
+    "opening-hours",
+    "view-menu",
+)
 
 V, VG = "vegetarian", "vegan"
 
@@ -153,6 +164,11 @@ class Command(BaseCommand):
             self._load_closures()
             self._load_info()
             skills = sync_rows()
+            # The order of the card, which also breaks a tie in routing: a request that
+            # fits a table and a group equally well ("three of us on Friday") is a table.
+            for position, skill_id in enumerate(SKILL_ORDER):
+                Skill.objects.filter(id=skill_id).update(order=position)
+            mark_changed()  # an update() sends no signal: every process reloads the skills
         self.stdout.write(
             self.style.SUCCESS(
                 f"Menu: {len(DISHES)} items ({dishes} new). "
