@@ -35,6 +35,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.conf import global_settings, settings
+from django.core.signals import setting_changed
 from django.utils import translation
 
 
@@ -146,11 +147,13 @@ def _lingua(codes: tuple[str, ...]) -> tuple[Any, dict[Any, str]]:
     return detector, languages
 
 
+@functools.cache
 def site_languages() -> tuple[str, ...]:
     """The languages the site offers, primary codes, ``LANGUAGE_CODE``'s first.
 
     A site that keeps Django's default ``LANGUAGES`` (every language Django knows) has
     not chosen: then its ``LANGUAGE_CODE`` and the languages a2a_app speaks (en, de).
+    Read once (every message asks), again after a change of those settings (tests).
     """
     default = _primary(settings.LANGUAGE_CODE) or "en"
     if settings.LANGUAGES is global_settings.LANGUAGES or list(settings.LANGUAGES) == list(
@@ -241,3 +244,11 @@ def activate(language: str) -> Any:
     if not language:
         return contextlib.nullcontext()
     return translation.override(language)
+
+
+def _settings_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting in {"LANGUAGES", "LANGUAGE_CODE"}:
+        site_languages.cache_clear()
+
+
+setting_changed.connect(_settings_changed, dispatch_uid="a2a_app.site_languages")
