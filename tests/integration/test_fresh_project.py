@@ -200,13 +200,8 @@ class Site:
 
 
 @contextlib.contextmanager
-def follow_readme(
-    workdir: Path, bin_dir: Path, replace: dict[str, str] | None = None
-) -> Iterator[Site]:
-    """Apply the README's blocks in order in ``workdir``; yield the site once it serves.
-
-    ``replace`` gives some files other text than the README's (path -> text).
-    """
+def follow_readme(workdir: Path, bin_dir: Path) -> Iterator[Site]:
+    """Apply the README's blocks in order in ``workdir``; yield the site once it serves."""
     env = newcomer_env(bin_dir)
     cwd = workdir
     servers: list[subprocess.Popen] = []
@@ -232,7 +227,7 @@ def follow_readme(
                         run(command, cwd=cwd, env=env)
             else:
                 path = cwd / target
-                text = (replace or {}).get(target, snippet.body)
+                text = snippet.body
                 if mode == "append":
                     with path.open("a") as file:
                         file.write("\n" + text)
