@@ -207,6 +207,10 @@ DEFAULTS: dict[str, Any] = {
     "WEBHOOK_ALLOWED_HOSTS": [],
     # Networks (CIDR strings) whose addresses the SSRF guard lets through.
     "WEBHOOK_ALLOWED_NETWORKS": [],
+    # Path of a PEM bundle of the certificate authorities that webhook receivers'
+    # certificates are checked against instead of certifi's (receivers behind a private
+    # CA); None: the public ones. Certificates are always checked.
+    "WEBHOOK_CA_BUNDLE": None,
     # Also send a config's token in the X-A2A-Notification-Token header, as v0.3 clients
     # and the A2A SDK expect. Every webhook to a config with a token is signed with it
     # (webhook-signature); False keeps the token a signing key that never travels.

@@ -215,6 +215,9 @@ A2A_APP = {
     "WEBHOOK_TIMEOUT": env.float("A2A_WEBHOOK_TIMEOUT", 10),
     "WEBHOOK_MAX_ATTEMPTS": env.int("A2A_WEBHOOK_MAX_ATTEMPTS", 8),
     "WEBHOOK_BACKOFF_SECONDS": env.float("A2A_WEBHOOK_BACKOFF_SECONDS", 2),
+    # Receivers on a private network or behind a private CA (both empty: public HTTPS only).
+    "WEBHOOK_ALLOWED_NETWORKS": env.list("A2A_WEBHOOK_ALLOWED_NETWORKS", default=[]),
+    "WEBHOOK_CA_BUNDLE": env.str("A2A_WEBHOOK_CA_BUNDLE", default=None),
     "ENCRYPTION_KEYS": env.list("A2A_ENCRYPTION_KEYS", default=[]),
     # Keys that sign the card, newest first: A2A_CARD_SIGNING_KEYS="kid=/path/key.pem,...".
     "CARD_SIGNING_KEYS": [

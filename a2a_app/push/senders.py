@@ -20,6 +20,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.exceptions import NewConnectionError
 
 from a2a_app import __version__
+from a2a_app.conf import a2a_settings
 
 USER_AGENT = f"a2a_app/{__version__} (+https://a2a-protocol.org)"
 
@@ -73,6 +74,9 @@ class RequestsSender:
         # Never pick up proxies from the environment for webhooks: the SSRF guard vetted
         # the destination host, not some proxy's.
         self.session.trust_env = False
+        # Certificates are checked against certifi's CAs, or a private CA's (a setting, as
+        # trust_env=False also ignores REQUESTS_CA_BUNDLE).
+        self.session.verify = a2a_settings.WEBHOOK_CA_BUNDLE or True
         adapter = PinnedAddressAdapter()
         self.session.mount("https://", adapter)
         self.session.mount("http://", adapter)

@@ -9,6 +9,16 @@ from django.core.management import call_command
 
 from a2a_app.testing import reset_caches
 
+# The live parts of the end-to-end tests (test_live_site.py): uvicorn, a Celery worker,
+# Redis, an HTTPS webhook receiver.
+from tests.integration.conftest import (  # noqa: F401
+    private_ca,
+    redis_url,
+    start_web,
+    start_worker,
+    tls_receiver,
+)
+
 
 @pytest.fixture
 def demo(db) -> Iterator[None]:

@@ -7,10 +7,12 @@ Without Redis the tests that need it skip on a developer machine and fail in CI.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import threading
@@ -176,8 +178,9 @@ class Receiver:
         return list(self.received)
 
 
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
+@contextlib.contextmanager
+def serve_receiver(tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
+    """A :class:`Receiver` on 127.0.0.1, over HTTPS when given a server TLS context."""
     state = Receiver()
     lock = threading.Lock()
 
@@ -204,12 +207,50 @@ def receiver() -> Iterator[Receiver]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    scheme = "http"
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
+    state.url = f"{scheme}://127.0.0.1:{server.server_address[1]}/hook"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield state
-    server.shutdown()
-    server.server_close()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with serve_receiver() as state:
+        yield state
+
+
+@dataclass
+class PrivateCA:
+    """A self-signed certificate for 127.0.0.1: the CA bundle and the server's TLS context."""
+
+    bundle: Path
+    server_context: ssl.SSLContext
+
+
+@pytest.fixture(scope="session")
+def private_ca(tmp_path_factory: pytest.TempPathFactory) -> PrivateCA:
+    from tests.tls import self_signed_for_loopback
+
+    folder = tmp_path_factory.mktemp("ca")
+    cert, key = self_signed_for_loopback(folder)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    return PrivateCA(bundle=cert, server_context=context)
+
+
+@pytest.fixture
+def tls_receiver(private_ca: PrivateCA) -> Iterator[Receiver]:
+    """A receiver over HTTPS whose certificate only ``private_ca.bundle`` vouches for."""
+    with serve_receiver(private_ca.server_context) as state:
+        yield state
 
 
 # --- a real browser (Debian's Chromium, driven by Playwright) -----------------------------
