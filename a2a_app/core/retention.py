@@ -109,13 +109,22 @@ def expired(states: list[str], before: datetime, now: datetime) -> QuerySet[Task
     pending = Delivery.objects.filter(
         task=OuterRef("pk"), status=Delivery.Status.PENDING, config__isnull=False
     )
-    posting = PushConfig.objects.filter(task=OuterRef("pk"), delivering_until__gt=now)
+    # (A webhook being posted is checked on the batch's ids, see delete_batch: as a
+    # subquery here PostgreSQL scans every push config for each batch.)
     return (
         Task._base_manager.filter(state__in=states, status_timestamp__lt=before)
         .exclude(lease_expires_at__gt=now)
         .exclude(Exists(pending))
-        .exclude(Exists(posting))
         .order_by()
+    )
+
+
+def _posting(ids: list[Any], using: str) -> set[Any]:
+    """Those of ``ids`` one of whose webhooks a worker is posting right now."""
+    return set(
+        PushConfig._base_manager.using(using)
+        .filter(task_id__in=ids, delivering_until__gt=timezone.now())
+        .values_list("task_id", flat=True)
     )
 
 
@@ -161,8 +170,12 @@ def delete_batch(queryset: QuerySet[Task], size: int) -> tuple[PurgeCounts, int]
         picked = len(ids)
         if not ids:
             return counts, 0
+        busy = _posting(ids, using)
+        ids = [pk for pk in ids if pk not in busy]
         if _foreign_relations():
             ids = _release_foreign(ids, using)
+        if not ids:
+            return counts, picked
         for name, model in CHILDREN:
             # _raw_delete: one DELETE statement, no rows loaded, no signals (these models
             # have no receivers of a2a_app's; a site's are for single deletes).
@@ -175,6 +188,9 @@ def delete_batch(queryset: QuerySet[Task], size: int) -> tuple[PurgeCounts, int]
 
 def count(queryset: QuerySet[Task]) -> PurgeCounts:
     """What deleting ``queryset`` would delete (a dry run)."""
+    queryset = queryset.exclude(
+        Exists(PushConfig.objects.filter(task=OuterRef("pk"), delivering_until__gt=timezone.now()))
+    )
     counts = PurgeCounts(tasks=queryset.count())
     for name, model in CHILDREN:
         setattr(counts, name, model._base_manager.filter(task__in=queryset).count())
@@ -207,8 +223,8 @@ def purge(
         while deadline is None or time.monotonic() < deadline:
             batch, picked = delete_batch(queryset, size)
             total.add(batch)
-            # A short batch was the last; one that deleted nothing found only tasks a
-            # site's PROTECT keeps, which the next would pick again.
+            # A short batch was the last; one that deleted nothing found only tasks in
+            # use or kept by a site's PROTECT, which the next would pick again.
             if picked < size or not batch.tasks:
                 break
     return total
