@@ -318,3 +318,32 @@ class TestChecks:
         assert [w.id for w in checks.check_retention_deploy()] == ["a2a_app.W170"]
         settings.A2A_APP = {**settings.A2A_APP, "RETENTION_DAYS": 30}
         assert checks.check_retention_deploy() == []
+
+
+class TestSiteRelations:
+    """A site's own model with a foreign key to Task gets its on_delete (here played by
+    the delivery log's relation, dressed as a site's)."""
+
+    def relation(self, on_delete: Any) -> Any:
+        from types import SimpleNamespace
+
+        from django.db import models
+
+        own = next(r for r in Task._meta.related_objects if r.related_model is Delivery)
+        return SimpleNamespace(
+            field=own.field, related_model=Delivery, on_delete=getattr(models, on_delete)
+        )
+
+    def test_cascade_deletes_the_sites_rows(self, monkeypatch):
+        task = make_task()
+        monkeypatch.setattr(retention, "_foreign_relations", lambda: [self.relation("CASCADE")])
+        assert purge().tasks == 1
+        assert not Delivery.objects.filter(task_id=task.pk).exists()
+
+    def test_protect_keeps_the_task(self, monkeypatch):
+        protected, free = make_task(), make_task()
+        Delivery.objects.filter(task=free).delete()
+        monkeypatch.setattr(retention, "_foreign_relations", lambda: [self.relation("PROTECT")])
+        assert purge().tasks == 1
+        assert Task.objects.filter(pk=protected.pk).exists()
+        assert not Task.objects.filter(pk=free.pk).exists()
