@@ -197,14 +197,22 @@ def run_case(run: Any, opts: argparse.Namespace, db_url: str, logdir: Path) -> N
         expected = Delivery.objects.filter(task_id__in=task_ids).count()
         workers = [procs.start_worker(env, logdir, f"scale-worker-{n}", 2) for n in (1, 2)]
         hooks = webhooks.wait_and_check(receiver, task_ids, expected, timeout=opts.timeout)
+        # Both workers must have taken deliveries from the broker (Celery logs each job).
+        jobs = [_received(w.tail(10_000_000), "a2a_app.tasks.deliver_webhooks[") for w in workers]
+        if not all(jobs):
+            hooks.failures.append(f"delivery jobs received per worker: {jobs}")
         found["webhooks"] = {
+            "jobs_per_worker": jobs,
             "per_second": hooks.per_second,
             "delivered": hooks.delivered,
             "tasks": hooks.tasks,
             "drain_s": hooks.drain_s,
             "failures": hooks.failures,
         }
-        log(f"  webhooks: {hooks.per_second:.1f} deliveries/s ({hooks.delivered} delivered)")
+        log(
+            f"  webhooks: {hooks.per_second:.1f} deliveries/s ({hooks.delivered} delivered; "
+            f"delivery jobs per worker {jobs})"
+        )
         found["streams"] = streams_on_both(a, b, opts.streams, opts.stream_sleep, opts.timeout)
         log(_line("streams on A and B", found["streams"]))
         found["across"] = measure_across(a, b, max(2, opts.streams // 2), opts.timeout)
@@ -220,6 +228,13 @@ def run_case(run: Any, opts: argparse.Namespace, db_url: str, logdir: Path) -> N
     for process in [*workers, *web]:
         if "Traceback" in process.tail(2_000_000):
             run.failures.append(f"scale-out: tracebacks in {process.log}")
+
+
+def _received(log_text: str, task: str) -> int:
+    """Jobs of ``task`` a worker's log says it received."""
+    return sum(
+        1 for line in log_text.splitlines() if task in line and line.rstrip().endswith("received")
+    )
 
 
 def _line(label: str, part: dict[str, Any]) -> str:
@@ -259,7 +274,8 @@ def report_lines(run: Any, opts: Any) -> list[str]:
         "|---|---|---|",
         "| Webhook deliveries/s (tasks created through A and B, delivered by both workers) | "
         + (f"{one_hooks['per_second']:.1f} (1 worker × 2)" if one_hooks else "– (not run)")
-        + f" | **{hooks['per_second']:.1f}** ({hooks['delivered']:,} deliveries) |",
+        + f" | **{hooks['per_second']:.1f}** ({hooks['delivered']:,} deliveries; delivery "
+        f"jobs per worker: {' and '.join(str(n) for n in hooks.get('jobs_per_worker', []))}) |",
         f"| Streaming delay, worker event → SSE client ({opts.streams} streams, half on A, "
         f"half on B) | {delay(one_stream)} | **{delay(found['streams'])}** |",
         "| Streaming delay, event written by B → stream on A (SubscribeToTask on A, "
