@@ -297,6 +297,13 @@ class TestPolicyShown:
         settings.A2A_APP = {**settings.A2A_APP, "RETENTION_INTERRUPTED_DAYS": 1}
         assert "nobody answered for 1 day." in retention.describe_policy()
 
+    def test_part_of_a_day_in_german(self, settings):
+        from django.utils import translation
+
+        settings.A2A_APP = {**settings.A2A_APP, "RETENTION_DAYS": 0.5}
+        with translation.override("de"):
+            assert "deleted 0.5 days after they end" in retention.describe_policy()
+
 
 class TestChecks:
     @pytest.mark.parametrize(

@@ -73,6 +73,11 @@ def days(value: float | None) -> timedelta | None:
     return None if value is None else timedelta(days=value)
 
 
+def _plural(days: float) -> int:
+    """The count that picks a plural form: gettext takes only whole numbers."""
+    return int(days) if float(days).is_integer() else 2
+
+
 def describe_policy() -> str:
     """The policy in one sentence, for the admin's task list."""
     terminal = a2a_settings.RETENTION_DAYS
@@ -85,7 +90,7 @@ def describe_policy() -> str:
             "after they end, with their messages, artifacts, events and webhooks.",
             "Ended tasks (completed, failed, canceled, rejected) are deleted %(days)s days "
             "after they end, with their messages, artifacts, events and webhooks.",
-            terminal,
+            _plural(terminal),
         ) % {"days": f"{terminal:g}"}
     if interrupted is None:
         return text + " " + _("Tasks waiting for the caller's input are kept until they end.")
@@ -97,7 +102,7 @@ def describe_policy() -> str:
             "%(days)s day.",
             "Tasks waiting for the caller's input are deleted when nobody answered for "
             "%(days)s days.",
-            interrupted,
+            _plural(interrupted),
         )
         % {"days": f"{interrupted:g}"}
     )
