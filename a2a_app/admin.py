@@ -32,7 +32,7 @@ from django.utils.translation import gettext_lazy as _
 
 from a2a_app import admin_tasks
 from a2a_app.admin_fields import LinesField, modes_field
-from a2a_app.core import service
+from a2a_app.core import retention, service
 from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import (
     CODE_FIELDS,
@@ -385,6 +385,13 @@ class TaskAdmin(admin.ModelAdmin):
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return TaskChangeList
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        # The retention policy under the list: what the owner sees here does not stay.
+        extra = {"a2a_retention": retention.describe_policy(), **(extra_context or {})}
+        return super().changelist_view(request, extra)
 
     def get_inlines(self, request: HttpRequest, obj: Task | None) -> Any:
         # An empty webhook table says nothing: shown only for tasks that have webhooks.

@@ -409,3 +409,58 @@ def check_form_skills(app_configs: Any = None, **kwargs: Any) -> list:
                 )
             )
     return problems
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@register()
+def check_retention(app_configs: Any = None, **kwargs: Any) -> list:
+    """The retention settings: ages are None or days >= 0; batches and time positive."""
+    errors = []
+    for name in ("RETENTION_DAYS", "RETENTION_INTERRUPTED_DAYS"):
+        value = getattr(a2a_settings, name)
+        if value is not None and not (_is_number(value) and value >= 0):
+            errors.append(
+                Error(
+                    f"{SETTING_NAME}[{name!r}] must be None (keep forever) or a number of "
+                    f"days >= 0, not {value!r}.",
+                    hint="e.g. 30 (docs/operations.md, Retention).",
+                    id="a2a_app.E170",
+                )
+            )
+    size = a2a_settings.RETENTION_BATCH_SIZE
+    seconds = a2a_settings.RETENTION_SWEEP_SECONDS
+    if not (isinstance(size, int) and not isinstance(size, bool) and size > 0):
+        errors.append(
+            Error(
+                f"{SETTING_NAME}['RETENTION_BATCH_SIZE'] must be a whole number > 0, not {size!r}.",
+                id="a2a_app.E171",
+            )
+        )
+    if not (_is_number(seconds) and seconds > 0):
+        errors.append(
+            Error(
+                f"{SETTING_NAME}['RETENTION_SWEEP_SECONDS'] must be a number > 0, not {seconds!r}.",
+                id="a2a_app.E172",
+            )
+        )
+    return errors
+
+
+@register(deploy=True)
+def check_retention_deploy(app_configs: Any = None, **kwargs: Any) -> list:
+    """``check --deploy``: tasks kept forever make the tables grow without end, and keep
+    callers' messages longer than most sites may."""
+    if a2a_settings.RETENTION_DAYS is not None:
+        return []
+    return [
+        Warning(
+            "A2A tasks are kept forever (A2A_APP['RETENTION_DAYS'] is None): the task "
+            "tables only grow, and callers' messages are never deleted.",
+            hint="Set A2A_APP['RETENTION_DAYS'] to the days your site keeps ended tasks, "
+            "or silence a2a_app.W170 if keeping them is intended (docs/operations.md).",
+            id="a2a_app.W170",
+        )
+    ]

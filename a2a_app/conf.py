@@ -188,6 +188,19 @@ DEFAULTS: dict[str, Any] = {
     "MAX_RUN_ATTEMPTS": 2,
     # A SUBMITTED task not picked up after this long is handed to the broker again.
     "RESUBMIT_AFTER_SECONDS": 60,
+    # --- retention (docs/operations.md, "Retention") ----------------------------------
+    # Days a terminal task (completed, failed, canceled, rejected) is kept after the status
+    # that ended it; then the sweep deletes it with its messages, artifacts, events, push
+    # configs and delivery log. None: kept forever (the default: deleting is for good,
+    # and how long a site must or may keep its callers' conversations is its decision).
+    "RETENTION_DAYS": None,
+    # Days an input-required or auth-required task may wait for its caller before it is
+    # deleted the same way (counted from the question). None: kept until it ends.
+    "RETENTION_INTERRUPTED_DAYS": None,
+    # Tasks deleted per transaction: each batch locks only its own rows, briefly.
+    "RETENTION_BATCH_SIZE": 500,
+    # Seconds one sweep run spends deleting at most (the rest waits for the next run).
+    "RETENTION_SWEEP_SECONDS": 5,
     # --- push notifications -----------------------------------------------------------
     # Declare and serve push notifications (webhooks).
     "PUSH_NOTIFICATIONS": True,

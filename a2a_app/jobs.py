@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from a2a_app.core import dispatch, runner
+from a2a_app.core import dispatch, retention, runner
 from a2a_app.push import delivery
 
 
@@ -29,5 +29,6 @@ def deliver_webhooks(config_id: int) -> str:
 
 @shared_task(name=dispatch.SWEEP, ignore_result=True)
 def sweep() -> dict[str, int]:
-    """Re-enqueue stalled tasks, recover those of dead workers, retry due webhooks."""
-    return {**runner.sweep(), **delivery.sweep()}
+    """Re-enqueue stalled tasks, recover those of dead workers, retry due webhooks, then
+    delete the tasks the retention policy lets go (for a bounded time)."""
+    return {**runner.sweep(), **delivery.sweep(), **retention.sweep()}

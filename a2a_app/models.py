@@ -350,6 +350,8 @@ class Task(models.Model):
             # The sweep's two questions: what was never picked up, whose worker vanished.
             models.Index(fields=["state", "enqueued_at"], name="a2a_task_state_enqueued"),
             models.Index(fields=["state", "lease_expires_at"], name="a2a_task_state_lease"),
+            # Retention: the tasks that ended (or stopped waiting) before a date.
+            models.Index(fields=["state", "status_timestamp"], name="a2a_task_state_ended"),
         ]
         constraints = [
             # One task per caller and messageId: two identical sends racing each other

@@ -238,6 +238,13 @@ A2A_APP = {
     },
     # Behind a proxy: the header it sets (A2A_CLIENT_IP_HEADER=X-Forwarded-For).
     "CLIENT_IP_HEADER": env.str("A2A_CLIENT_IP_HEADER", default=None),
+    # A guest's conversation is kept 30 days after it ended (a booking itself is a
+    # Booking row and stays); A2A_RETENTION_DAYS=none keeps tasks forever.
+    "RETENTION_DAYS": (
+        None
+        if env.str("A2A_RETENTION_DAYS", default="30").lower() == "none"
+        else env.float("A2A_RETENTION_DAYS", 30)
+    ),
 }
 if CONFORMANCE_MODE:
     A2A_APP.update(

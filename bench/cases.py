@@ -163,6 +163,8 @@ WORKER_CASES = {
     "webhooks": "Webhook deliveries per second, 2 worker processes, loopback receiver",
     "stream-db": "Streaming delay, worker event → SSE client, database notifier",
     "stream-redis": "Streaming delay, worker event → SSE client, Redis notifier",
+    "retention": "SendMessage p99 while retention deletes expired tasks (bench/retention.py)",
+    "scale-out": "Streams and webhooks over 2 uvicorn + 2 Celery workers (bench/scaleout.py)",
 }
 BASELINES = ("bare-json", "bare-insert")
 SMOKE_CASES = ["card", "send", "reject-deep"]

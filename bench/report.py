@@ -310,6 +310,8 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
     ]
     # budgets
     budget_deps = [d for d in deployments if any(run.get(d, b[1]) for b in BUDGETS)]
+    if not budget_deps and "retention" in run.worker_results:
+        budget_deps = ["uvicorn"]
     if budget_deps and not getattr(opts, "smoke", False):  # a smoke run has no thresholds
         lines += [
             "## Budget",
@@ -330,6 +332,11 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
             cells = [budget_cell(run, d, case, ref, limit, kind) for d in budget_deps]
             if any(c != "–" for c in cells):
                 lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        from bench import retention
+
+        row = retention.budget_row(run, budget_deps)
+        if row:
+            lines.append(row)
         lines.append("")
     # per deployment
     lines += [
@@ -403,6 +410,10 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
                     f"{st['p99_ms']:.1f} ms** (max {st['max_ms']:.1f} ms; {st['events']} events "
                     f"of {st['streams']} concurrent streams{backlog}) |"
                 )
+        if run.worker_results.get("retention"):
+            from bench import retention
+
+            lines.append(retention.report_row(run.worker_results["retention"]))
         send_bg = [m for m in run.measurements if m.case == "send-bg"]
         for m in send_bg:
             lines.append(
@@ -423,6 +434,9 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
             "counted apart.",
             "",
         ]
+    from bench import scaleout
+
+    lines += scaleout.report_lines(run, opts)
     notes = list(run.notes)
     busy = [m for m in run.measurements if m.others is not None]
     if busy:

@@ -615,6 +615,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--webhook-tasks", type=int, help="tasks with a push config (default 500)")
     parser.add_argument("--streams", type=int, help="concurrent SSE streams (default 48)")
     parser.add_argument(
+        "--retention-tasks",
+        type=int,
+        default=1_000_000,
+        help="expired tasks the retention case seeds (default 1,000,000)",
+    )
+    parser.add_argument(
         "--stream-sleep", type=float, default=0.5, help="seconds the streamed background task works"
     )
     parser.add_argument(
@@ -820,6 +826,14 @@ def main(argv: list[str] | None = None) -> int:
         for notifier in ("db", "redis"):
             if f"stream-{notifier}" in workers:
                 run_streaming(run, opts, notifier, db_url, logdir)
+        if "scale-out" in workers:
+            from bench import scaleout
+
+            scaleout.run_case(run, opts, db_url, logdir)
+        if "retention" in workers:  # last: it leaves a million rows behind
+            from bench import retention
+
+            retention.run_case(run, opts, db_url, logdir)
         note_code_change(run, "the end")
     except Exception as exc:  # a server that won't start, a broken phase: no report
         run.failures.append(f"{type(exc).__name__}: {exc}")

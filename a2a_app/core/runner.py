@@ -77,7 +77,7 @@ class LiveSink:
             with TaskUpdate.locked(self.task_id) as update:
                 update.task.lease_expires_at = _lease()
                 yield update
-        except TaskClosed:
+        except (TaskClosed, TaskNotFound):  # ended, or ended and deleted (retention)
             raise TaskCanceled(self.task_id) from None
 
     def status(self, state: TaskState, message: Message | None) -> None:
@@ -199,6 +199,9 @@ def record_result(task_id: str, skill_state: dict, resolution: Resolution) -> st
     except TaskClosed as closed:
         logger.info("task=%s ended while running (%s): result dropped", task_id, closed.state)
         return "dropped"
+    except TaskNotFound:  # ended and deleted meanwhile (retention, by hand)
+        logger.info("task=%s deleted while running: result dropped", task_id)
+        return "dropped"
     return resolution.state.value
 
 
@@ -209,7 +212,7 @@ def _finish(task_id: str, state: TaskState, text: str) -> str:
             context_id = update.task.context_id
             message = agent_message([Part.text_part(text)], context_id=context_id, task_id=task_id)
             update.set_status(state, message)
-    except TaskClosed:
+    except (TaskClosed, TaskNotFound):
         return "dropped"
     return state.value
 

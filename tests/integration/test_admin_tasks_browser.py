@@ -101,6 +101,8 @@ def test_the_owner_answers_a_waiting_task(live_server, browser_page, shots) -> N
         page.click("input[type=submit]")
         page.wait_for_selector("#result_list")
         assert "Catering for 40 people on Friday evening" in page.content()
+        # The retention policy under the list (this site keeps tasks forever).
+        expect(page.locator(".a2a-retention")).to_contain_text("are kept forever")
         # The admin's navigation sidebar folded (it stays so): more room for the tasks.
         page.click("#toggle-nav-sidebar")
         page.screenshot(path=str(shots / "admin-task-list.png"), full_page=True)
