@@ -79,6 +79,7 @@ class DayBar:
     total: int
     segments: list[Segment]
     x: float = 0.0
+    center_x: float = 0.0
     label_y: float = 0.0
 
 
@@ -98,6 +99,7 @@ class Timing:
     y: float = 0.0
     p50_width: float = 0.0
     p95_width: float = 0.0
+    label_x: float = 0.0
 
 
 @dataclass
@@ -202,8 +204,9 @@ def _sum_counts(per_skill: dict[str, dict[str, int]]) -> dict[str, int]:
 
 
 # The daily chart's frame, in SVG user units (it scales to the page's width).
-CHART_WIDTH, CHART_HEIGHT = 720.0, 220.0
-PLOT_LEFT, PLOT_TOP, PLOT_BOTTOM = 40.0, 16.0, 190.0
+# About the admin's content width at 1280 pixels, so that text is drawn near its size.
+CHART_WIDTH, CHART_HEIGHT = 1100.0, 240.0
+PLOT_LEFT, PLOT_TOP, PLOT_BOTTOM = 40.0, 18.0, 210.0
 
 
 def _day_bars(
@@ -232,6 +235,7 @@ def _day_bars(
                 sum(day_counts.values()),
                 segments,
                 x=round(PLOT_LEFT + index * slot + (slot - bar_width) / 2, 2),
+                center_x=round(PLOT_LEFT + index * slot + slot / 2, 2),
                 label_y=round(y - 3, 2),
             )
         )
@@ -320,17 +324,18 @@ def _timings(since: datetime) -> tuple[list[Timing], Timing | None]:
     return per_skill, (overall[0] if overall else None)
 
 
-TIMING_LEFT, TIMING_WIDTH, TIMING_ROW = 160.0, 720.0, 26.0
+TIMING_LEFT, TIMING_WIDTH, TIMING_ROW = 190.0, 1100.0, 26.0
 
 
 def _timing_geometry(timings: list[Timing]) -> dict[str, float]:
     """Horizontal bars, one row per skill: p95 behind, p50 in front."""
     longest = max((t.p95_ms for t in timings), default=0.0) or 1.0
-    span = TIMING_WIDTH - TIMING_LEFT - 90  # room for the value after the bar
+    span = TIMING_WIDTH - TIMING_LEFT - 210  # room for the values after the bar
     for index, timing in enumerate(timings):
         timing.y = 8 + index * TIMING_ROW
         timing.p95_width = round(max(span * timing.p95_ms / longest, 1.0), 2)
         timing.p50_width = round(max(span * timing.p50_ms / longest, 1.0), 2)
+        timing.label_x = round(TIMING_LEFT + timing.p95_width + 6, 2)
     return {
         "width": TIMING_WIDTH,
         "height": 16 + len(timings) * TIMING_ROW,
@@ -351,7 +356,7 @@ def _webhooks(since: datetime) -> dict[str, Any]:
     settled = counts["delivered"] + counts["failed"]
     total = settled + counts["pending"]
     rate = counts["delivered"] / settled if settled else None
-    width = 720.0
+    width = CHART_WIDTH
     bar = []
     x = 0.0
     for key, tone in (("delivered", "done"), ("failed", "bad"), ("pending", "queued")):

@@ -190,7 +190,7 @@ def test_the_page_shows_the_figures_with_links_to_the_tasks(boss) -> None:
 
     page = boss.get(URL).content.decode()
 
-    assert '<svg viewBox="0 0 720.0 220.0" role="img"' in page
+    assert '<svg viewBox="0 0 1100.0 240.0" role="img"' in page
     assert '<title id="per-day-title">Tasks per day by outcome</title>' in page
     assert f'href="/admin/a2a_app/task/{failed.pk}/change/"' in page
     assert "No table free." in page
