@@ -294,3 +294,13 @@ def test_a_worker_run_records_when_its_handler_ran(rpc, install) -> None:
     assert runner.execute(task_id) == TaskState.COMPLETED.value
     task = Task.objects.get(pk=task_id)
     assert before <= task.started_at <= task.finished_at <= timezone.now()
+
+
+@pytest.mark.parametrize("days", [0, -3, 400, "14", True, None])
+def test_a_default_range_the_page_cannot_draw_is_a_check_error(settings, days) -> None:
+    from a2a_app import checks
+
+    settings.A2A_APP = {**settings.A2A_APP, "ACTIVITY_DAYS": days}
+    assert [error.id for error in checks.check_activity()] == ["a2a_app.E200"]
+    settings.A2A_APP = {**settings.A2A_APP, "ACTIVITY_DAYS": 21}
+    assert checks.check_activity() == []

@@ -69,7 +69,9 @@ def a_fortnight_of_tasks() -> None:
                 )
     Task.objects.bulk_create(tasks)
     for n, task in enumerate(tasks[:60]):
-        config = PushConfig.objects.create(task=task, config_id="hook", url="https://93.184.216.34/")
+        config = PushConfig.objects.create(
+            task=task, config_id="hook", url="https://93.184.216.34/"
+        )
         event = TaskEvent.objects.create(task=task, sequence=1, kind="status", body={})
         failed = n % 12 == 0
         Delivery.objects.create(
