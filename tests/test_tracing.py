@@ -178,6 +178,15 @@ def test_without_a_traceparent_the_operation_starts_a_trace(rpc, spans) -> None:
     assert operation.status.status_code is trace.StatusCode.ERROR
 
 
+@pytest.mark.parametrize("traceparent", ["garbage", "00-" + "0" * 32 + "-" + "0" * 16 + "-01"])
+def test_a_malformed_traceparent_is_ignored(rpc, spans, traceparent) -> None:
+    body = rpc("ListTasks", {}, headers={"traceparent": traceparent})
+    assert "result" in body
+    [operation] = named(spans, "ListTasks")
+    assert operation.parent is None
+    assert operation.context.trace_id != 0
+
+
 @pytest.fixture
 def broker() -> Any:
     """A real Celery app on kombu's in-memory broker, as the dispatcher: what would reach
