@@ -142,12 +142,11 @@ def activity(days: int = 14, skill: str = "", now: datetime | None = None) -> Ac
     all_counts = _sum_counts(per_skill)
     timings, overall = _timings(since)
     timing_chart = _timing_geometry(timings)
-    waiting = Task.objects.filter(
-        state__in=[TaskState.WORKING, TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED]
-    ).aggregate(
-        staff=Count("pk", filter=Q(state=TaskState.WORKING, lease_expires_at__isnull=True)),
-        caller=Count("pk", filter=~Q(state=TaskState.WORKING)),
-    )
+    # The staff's queue, whenever its tasks were made (index a2a_task_state_lease); tasks
+    # waiting for a caller who may never answer are counted in the range only.
+    waiting_staff = Task.objects.filter(
+        state=TaskState.WORKING, lease_expires_at__isnull=True
+    ).count()
     return Activity(
         days=days,
         since=since,
@@ -160,8 +159,8 @@ def activity(days: int = 14, skill: str = "", now: datetime | None = None) -> Ac
         timings=timings,
         timing_chart=timing_chart,
         overall_timing=overall,
-        waiting_staff=waiting["staff"],
-        waiting_caller=waiting["caller"],
+        waiting_staff=waiting_staff,
+        waiting_caller=all_counts.get("caller", 0),
         webhooks=_webhooks(since),
         failed_tasks=_failed_tasks(since),
         failed_deliveries=_failed_deliveries(since),
@@ -274,23 +273,26 @@ _RUN_MS = {
 }
 
 # Nearest-rank percentiles with window functions (PostgreSQL and SQLite alike): the
-# smallest time whose cumulative share reaches the percentile.
+# smallest time whose cumulative share reaches the percentile. One pass over the range's
+# runs, ranked twice: per skill, and over all (the rows whose skill is NULL).
 _TIMINGS_SQL = """
 WITH runs AS (
-    SELECT {group} AS skill, {ms} AS ms FROM {table}
+    SELECT {skill} AS skill, {ms} AS ms FROM {table}
     WHERE {created} >= %s AND {end} IS NOT NULL
 ), ranked AS (
     SELECT skill, ms, CUME_DIST() OVER (PARTITION BY skill ORDER BY ms) AS share FROM runs
+    UNION ALL
+    SELECT NULL, ms, CUME_DIST() OVER (ORDER BY ms) FROM runs
 )
 SELECT skill, COUNT(*), MIN(CASE WHEN share >= 0.5 THEN ms END),
        MIN(CASE WHEN share >= 0.95 THEN ms END)
-FROM ranked GROUP BY skill ORDER BY skill
+FROM ranked GROUP BY skill
 """
 
 
 def _timings(since: datetime) -> tuple[list[Timing], Timing | None]:
     """p50 and p95 of the latest handler run of the tasks made in the range, per skill and
-    over all (two queries); empty where the database has no window functions."""
+    over all (one query); none where the database has no window functions."""
     template = _RUN_MS.get(connection.vendor)
     if template is None:
         return [], None
@@ -299,29 +301,27 @@ def _timings(since: datetime) -> tuple[list[Timing], Timing | None]:
         name: quote(Task._meta.get_field(name).column)
         for name in ("started_at", "finished_at", "created_at", "skill_id")
     }
-    ms = template.format(
-        end=columns["finished_at"], start=columns["started_at"], created=columns["created_at"]
+    sql = _TIMINGS_SQL.format(
+        skill=columns["skill_id"],
+        ms=template.format(
+            end=columns["finished_at"], start=columns["started_at"], created=columns["created_at"]
+        ),
+        table=quote(Task._meta.db_table),
+        created=columns["created_at"],
+        end=columns["finished_at"],
     )
-    found = []
-    for group in (columns["skill_id"], "''"):
-        sql = _TIMINGS_SQL.format(
-            group=group,
-            ms=ms,
-            table=quote(Task._meta.db_table),
-            created=columns["created_at"],
-            end=columns["finished_at"],
-        )
-        with connection.cursor() as cursor:
-            cursor.execute(sql, [since])
-            found.append(
-                [
-                    Timing(skill or "—", runs, max(float(p50), 0.0), max(float(p95), 0.0))
-                    for skill, runs, p50, p95 in cursor.fetchall()
-                ]
-            )
-    per_skill, overall = found
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [since])
+        rows = cursor.fetchall()
+    per_skill, overall = [], None
+    for skill, runs, p50, p95 in rows:
+        timing = Timing(skill or "—", runs, max(float(p50), 0.0), max(float(p95), 0.0))
+        if skill is None:
+            overall = timing
+        else:
+            per_skill.append(timing)
     per_skill.sort(key=lambda timing: -timing.p95_ms)
-    return per_skill, (overall[0] if overall else None)
+    return per_skill, overall
 
 
 TIMING_LEFT, TIMING_WIDTH, TIMING_ROW = 190.0, 1100.0, 26.0

@@ -152,7 +152,10 @@ def test_waiting_counts_webhooks_and_latest_errors() -> None:
     make_task(TaskState.WORKING)  # staff
     make_task(TaskState.WORKING, lease_expires_at=timezone.now())  # a worker has it
     make_task(TaskState.INPUT_REQUIRED)
-    make_task(TaskState.AUTH_REQUIRED, age=timedelta(days=100))  # waiting is counted at any age
+    make_task(TaskState.AUTH_REQUIRED)
+    # Waiting for staff counts at any age; waiting for the caller in the range only.
+    make_task(TaskState.WORKING, age=timedelta(days=100))
+    make_task(TaskState.INPUT_REQUIRED, age=timedelta(days=100))
     failed = make_task(
         TaskState.FAILED,
         status_message={"role": "ROLE_AGENT", "parts": [{"text": "The kitchen is closed."}]},
@@ -165,7 +168,7 @@ def test_waiting_counts_webhooks_and_latest_errors() -> None:
 
     figures = activity.activity()
 
-    assert (figures.waiting_staff, figures.waiting_caller) == (1, 2)
+    assert (figures.waiting_staff, figures.waiting_caller) == (2, 2)
     hooks = figures.webhooks
     assert (hooks["delivered"], hooks["failed"], hooks["pending"]) == (3, 1, 1)
     assert hooks["rate"] == 75.0  # of the settled ones
@@ -254,11 +257,11 @@ def test_the_number_of_queries_does_not_grow_with_the_data(boss) -> None:
     for task in tasks[:30]:
         make_delivery(task, Delivery.Status.FAILED, last_error="refused")
     assert queries() == few
-    # The figures themselves: the GROUP BY, two for the handler times, waiting,
+    # The figures themselves: the GROUP BY, the handler times, the staff's queue,
     # webhooks, failed tasks and failed deliveries.
     with CaptureQueriesContext(connection) as captured:
         activity.activity()
-    assert len(captured) == 7
+    assert len(captured) == 6
 
 
 # --- the handler times the write paths record -------------------------------------------------
