@@ -696,5 +696,5 @@ class ApiKeyAdmin(admin.ModelAdmin):
         self.message_user(request, _("Revoked %d key(s).") % revoked, messages.SUCCESS)
 
 
-# The agent profile and the "Agent card" page live in their own module.
-from a2a_app import card_admin  # noqa: E402, F401  (the agent profile and card pages)
+# The agent profile, the "Agent card" page and the "Activity" page live in their own modules.
+from a2a_app import admin_activity, card_admin  # noqa: E402, F401, I001

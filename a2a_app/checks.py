@@ -464,3 +464,19 @@ def check_retention_deploy(app_configs: Any = None, **kwargs: Any) -> list:
             id="a2a_app.W170",
         )
     ]
+
+
+@register()
+def check_activity(app_configs: Any = None, **kwargs: Any) -> list:
+    """The activity page's default range must be a number of days it can draw."""
+    days = a2a_settings.ACTIVITY_DAYS
+    if isinstance(days, int) and not isinstance(days, bool) and 1 <= days <= 366:
+        return []
+    return [
+        Error(
+            f"{SETTING_NAME}['ACTIVITY_DAYS'] is {days!r}, not a number of days from 1 to 366.",
+            hint="The admin's activity page shows that many days when none are chosen "
+            "(it offers 7, 14, 30 and 90).",
+            id="a2a_app.E200",
+        )
+    ]

@@ -252,6 +252,9 @@ DEFAULTS: dict[str, Any] = {
     # None: the country of LANGUAGE_CODE ("de-at" -> AT, "de" -> DE), then Germany for
     # German text; numbers found are written as E.164.
     "PHONE_REGION": None,
+    # --- the admin's activity page (docs/admin.md) ------------------------------------
+    # The days the page shows when none are chosen (it offers 7, 14, 30 and 90).
+    "ACTIVITY_DAYS": 14,
     # --- conformance ------------------------------------------------------------------
     # Serve only the built-in "conformance" skill, for external conformance suites.
     "CONFORMANCE_MODE": False,

@@ -11,18 +11,21 @@ them. Schedule the sweep in the Celery beat configuration, e.g. every 15 seconds
 
 from __future__ import annotations
 
-from celery import shared_task
+from celery import current_task, shared_task
 
+from a2a_app import tracing
 from a2a_app.core import dispatch, retention, runner
 from a2a_app.push import delivery
 
 
 @shared_task(name=dispatch.RUN_TASK, acks_late=True, reject_on_worker_lost=True)
+@tracing.job("a2a.run_task", lambda task_id: {"a2a.task.id": task_id}, current_task)
 def run_task(task_id: str) -> str:
     return runner.execute(task_id)
 
 
 @shared_task(name=dispatch.DELIVER_WEBHOOKS, acks_late=True)
+@tracing.job("a2a.deliver_webhooks", lambda pk: {"a2a.push_config": pk}, current_task)
 def deliver_webhooks(config_id: int) -> str:
     return delivery.deliver(config_id)
 

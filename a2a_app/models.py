@@ -328,6 +328,11 @@ class Task(models.Model):
     enqueued_at = models.DateTimeField(null=True, blank=True)
     run_attempts = models.PositiveSmallIntegerField(default=0)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # The latest run of the handler: when it began and when its result was written (the
+    # admin's activity page reads handler times from them; an inline first run may leave
+    # ``started_at`` empty, then ``created_at`` is its start).
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("-status_timestamp", "-id")
@@ -352,6 +357,8 @@ class Task(models.Model):
             models.Index(fields=["state", "lease_expires_at"], name="a2a_task_state_lease"),
             # Retention: the tasks that ended (or stopped waiting) before a date.
             models.Index(fields=["state", "status_timestamp"], name="a2a_task_state_ended"),
+            # The activity page's time range (a few days of a table of millions).
+            models.Index(fields=["created_at"], name="a2a_task_created"),
         ]
         constraints = [
             # One task per caller and messageId: two identical sends racing each other
@@ -378,6 +385,18 @@ class Task(models.Model):
         """The object a handler attached to this task (a booking, an order), if it still
         exists; see :func:`attach` and :data:`ATTACHED_KEY`."""
         return attached_object(self.skill_state)
+
+
+class Activity(Task):
+    """The admin's "Activity" page (tasks per day, handler times, webhooks, errors): no
+    table of its own, a proxy so that the page is listed with the app's models and has a
+    permission of its own (``a2a_app.view_activity``)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = _("activity")
+        verbose_name_plural = _("activity")
+        default_permissions = ("view",)
 
 
 #: Where a task's state names the object its handler made or found: a dict
@@ -574,6 +593,7 @@ class Delivery(models.Model):
         indexes = [
             models.Index(fields=["config", "status", "event"], name="a2a_delivery_next"),
             models.Index(fields=["status", "next_attempt_at"], name="a2a_delivery_due"),
+            models.Index(fields=["created_at"], name="a2a_delivery_created"),
         ]
 
     def __str__(self) -> str:

@@ -13,14 +13,15 @@ import pytest
 from scripts.import_graph import PACKAGE, ROOT, imports, module_name
 
 #: Top-level modules every layer may use: settings, models and what they need.
-FOUNDATION = {"a2a_app", "conf", "models", "signals", "exceptions", "caller", "crypto"}
+#: ``tracing``: spans through OpenTelemetry's API when the site installed it (lazily).
+FOUNDATION = {"a2a_app", "conf", "models", "signals", "exceptions", "caller", "crypto", "tracing"}
 LIBRARIES = set(sys.stdlib_module_names)
 DJANGO = {"django", "rest_framework", "asgiref"}
 
 #: layer -> (parts of a2a_app it may import, libraries beyond the standard library)
 RULES: dict[str, tuple[set[str], set[str]]] = {
     "protocol": ({"protocol"}, set()),
-    "foundation": (FOUNDATION | {"protocol"}, DJANGO | {"cryptography"}),
+    "foundation": (FOUNDATION | {"protocol"}, DJANGO | {"cryptography", "opentelemetry"}),
     # lingua: the optional language detector adapter (skills.language.lingua_scores).
     "skills": (FOUNDATION | {"protocol", "skills"}, DJANGO | {"lingua"}),
     "forms": (
@@ -32,7 +33,7 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
         DJANGO | {"celery", "redis", "psycopg"},
     ),
     "push": (FOUNDATION | {"protocol", "core", "push"}, DJANGO | {"requests", "urllib3"}),
-    "jobs": ({"core", "push"}, {"celery"}),
+    "jobs": ({"core", "push", "tracing"}, {"celery"}),
 }
 
 

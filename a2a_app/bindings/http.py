@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+from a2a_app import tracing
 from a2a_app.asgi import BODY_LIMIT, OVER_LIMIT
 from a2a_app.bindings.auth import authenticate, challenge
 from a2a_app.conf import a2a_settings
@@ -226,6 +227,13 @@ def preferred_language(request: HttpRequest) -> str:
     return min(ranked)[2] if ranked else ""
 
 
+@tracing.traced(
+    tracing.operation_name,
+    tracing.operation_attributes,
+    result=tracing.operation_result,
+    carrier=tracing.operation_carrier,
+    kind="SERVER",
+)
 def invoke(
     request: HttpRequest, method: Method, build_params: Callable[[], JSON]
 ) -> tuple[Any, list[str]]:

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from django.core.signals import setting_changed
 from django.db import transaction
 
+from a2a_app import tracing
 from a2a_app.conf import a2a_settings
 from a2a_app.core import notify
 from a2a_app.core.breaker import Breaker
@@ -87,6 +88,8 @@ class CeleryDispatcher:
         if self.breaker.is_open:
             raise BrokerUnavailable(name)
         options = {"countdown": countdown} if countdown else {}
+        # Read here: the publishing thread does not share this one's trace context.
+        options["headers"] = tracing.carrier()
         sent = self._publisher.submit(app.send_task, name, args=args, **options)
         try:
             sent.result(timeout=a2a_settings.BROKER_PUBLISH_TIMEOUT)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from django.utils.translation import gettext, gettext_noop
 
+from a2a_app import tracing
 from a2a_app.core import contexts
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
@@ -101,6 +102,7 @@ def conversation_language(
     return found
 
 
+@tracing.traced("a2a.skill", tracing.skill_attributes, result=tracing.skill_result)
 def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
     """Call the skill's handler; an exception (or a bad return value) becomes outcomes.Failed.
 

@@ -153,6 +153,7 @@ def execute(task_id: str) -> str:
                 return "skipped"
             task.run_attempts += 1
             task.lease_expires_at = _lease()
+            task.started_at = timezone.now()
             update.set_status(TaskState.WORKING)
     except (TaskClosed, TaskNotFound):
         return "skipped"
@@ -195,6 +196,7 @@ def record_result(task_id: str, skill_state: dict, resolution: Resolution) -> st
         with TaskUpdate.locked(task_id) as update:
             update.task.skill_state = skill_state
             update.task.lease_expires_at = None
+            update.task.finished_at = timezone.now()
             apply_resolution(update, resolution)
     except TaskClosed as closed:
         logger.info("task=%s ended while running (%s): result dropped", task_id, closed.state)

@@ -418,7 +418,9 @@ def _run(plan: SendPlan) -> _Sent:
         metadata=request.metadata,
         accepted_output_modes=request.configuration.accepted_output_modes,
     )
+    task.started_at = timezone.now()
     outcome = run_handler(ctx)
+    task.finished_at = timezone.now()
     resolution = resolve_outcome(outcome, task_id=ctx.task_id, context_id=ctx.context_id)
     if isinstance(outcome, Failed) and outcome.crashed:
         raise _HandlerCrashed(plan, resolution)
@@ -445,6 +447,7 @@ def _record_crash(crash: _HandlerCrashed) -> _Sent:
     else:
         task = store.get_task(str(plan.task.pk), caller, for_update=True)
         check_follow_up(task, message, caller)  # it may have changed meanwhile
+        task.started_at, task.finished_at = plan.task.started_at, plan.task.finished_at
         update = TaskUpdate(task, artifacts=store.load_artifacts([task]).get(str(task.pk), []))
     update.add_message(message)
     if plan.push_config is not None:

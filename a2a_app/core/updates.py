@@ -38,6 +38,8 @@ _TASK_FIELDS = [
     "enqueued_at",
     "run_attempts",
     "lease_expires_at",
+    "started_at",
+    "finished_at",
 ]
 
 

@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from a2a_app import tracing
 from a2a_app.conf import a2a_settings
 from a2a_app.core.dispatch import get_dispatcher
 from a2a_app.models import Delivery, PushConfig
@@ -56,6 +57,7 @@ def _request_for(
         "Content-Type": CONTENT_TYPE,
         "X-A2A-Event-Id": event_id,
         "X-A2A-Config-Id": config.config_id,
+        **tracing.carrier(),  # traceparent: the receiver's work joins the attempt's trace
     }
     if config.auth_scheme:
         credentials = f" {config.credentials}" if config.credentials else ""
@@ -115,6 +117,7 @@ def deliver(config_id: int, *, sender: Any = None, max_deliveries: int = 1000) -
         PushConfig.objects.filter(pk=config_id).update(delivering_until=None)
 
 
+@tracing.traced("a2a.webhook", tracing.delivery_attributes, kind="CLIENT")
 def _attempt(delivery: Delivery, config: PushConfig, sender: Any, timeout: float) -> float | None:
     """One POST. Returns seconds to wait before retrying, or None to go on."""
     delivery.attempts += 1

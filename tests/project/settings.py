@@ -128,3 +128,9 @@ if "A2A_RATE_LIMITS" in os.environ:
 if A2A_APP["CONFORMANCE_MODE"]:
     # The SDK interop tests and the TCK call as fast as they can, from one address.
     A2A_APP.update(RATE_LIMITS={}, MAX_STREAMS_PER_CALLER=None)
+
+# Traces of the processes under test to a file (tests/integration/test_traces_live.py).
+if os.environ.get("A2A_TEST_SPANS_FILE"):
+    from tests.project.spans import export_to
+
+    export_to(os.environ["A2A_TEST_SPANS_FILE"])
