@@ -782,7 +782,11 @@ def main(argv: list[str] | None = None) -> int:
                 )
             seed.big_context(BIG_CONTEXT_TASKS, log=log)
         seeded["deep"] = seed.deep_page_token(DEEP_OFFSET)
-    if needs & {"long", "big"}:
+    if "caller" in needs:
+        from bench import listing
+
+        listing.seed(log=log)
+    if needs & {"long", "big", "caller"}:
         seed.analyze()
 
     try:
