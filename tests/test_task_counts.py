@@ -298,3 +298,19 @@ def test_sqlite_flush_in_any_table_order_leaves_no_counts(alice):
     TaskCount.objects.all().delete()
     Task.objects.all().delete()
     assert not TaskCount.objects.exists()
+
+
+@pytest.mark.django_db
+def test_check_warns_when_a_counting_trigger_is_missing():
+    from a2a_app.checks import check_task_count_triggers
+
+    assert check_task_count_triggers(databases=["default"]) == []
+    table = Task._meta.db_table
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER a2a_task_count_delete")
+        else:
+            cursor.execute("DROP TRIGGER a2a_task_count_delete")
+    problems = check_task_count_triggers(databases=["default"])
+    assert [p.id for p in problems] == ["a2a_app.W140"]
+    assert "a2a_task_count_delete" in problems[0].msg

@@ -132,3 +132,29 @@ def compact(using: str = DEFAULT_DB_ALIAS) -> int:
             [0],
         )
         return cursor.rowcount
+
+
+#: The counting triggers migration 0007 installs, by database.
+TRIGGERS = {
+    "postgresql": (
+        "a2a_task_count_delete",
+        "a2a_task_count_insert",
+        "a2a_task_count_truncate",
+        "a2a_task_count_update",
+    ),
+    "sqlite": ("a2a_task_count_delete", "a2a_task_count_insert", "a2a_task_count_update"),
+}
+
+
+def missing_triggers(using: str = DEFAULT_DB_ALIAS) -> list[str]:
+    """The counting triggers that are absent (or disabled) on the task table."""
+    connection = connections[using]
+    expected = TRIGGERS.get(connection.vendor, ())
+    if connection.vendor == "postgresql":
+        sql = "SELECT tgname FROM pg_trigger WHERE tgrelid = %s::regclass AND tgenabled <> 'D'"
+    else:
+        sql = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [Task._meta.db_table])
+        present = {name for (name,) in cursor.fetchall()}
+    return [name for name in expected if name not in present]
