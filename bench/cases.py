@@ -189,9 +189,9 @@ GROUPS["all"] = GROUPS["http"] + GROUPS["sdk"] + GROUPS["workers"]
 
 
 def _big_context() -> str:
-    from bench.seed import BIG_CONTEXT
+    from bench.seed import big_context_id
 
-    return BIG_CONTEXT
+    return big_context_id()
 
 
 def _listing_args(size: int, deep: bool) -> list[str]:

@@ -777,7 +777,7 @@ def main(argv: list[str] | None = None) -> int:
         if seed.big_context_size() != BIG_CONTEXT_TASKS:
             if seed.big_context_size():
                 sys.exit(
-                    f"bench: context {seed.BIG_CONTEXT} exists with another size; "
+                    f"bench: context {seed.big_context_id()} exists with another size; "
                     "run without --keep-db"
                 )
             seed.big_context(BIG_CONTEXT_TASKS, log=log)
