@@ -480,3 +480,35 @@ def check_activity(app_configs: Any = None, **kwargs: Any) -> list:
             id="a2a_app.E200",
         )
     ]
+
+
+@register(Tags.database)
+def check_task_count_triggers(
+    app_configs: Any = None, databases: Any = None, **kwargs: Any
+) -> list:
+    """ListTasks' totalSize reads counts that triggers keep (migration 0007): a database
+    restored or altered without them would answer wrong totals."""
+    from a2a_app.core import task_counts
+    from a2a_app.models import TaskCount
+
+    problems = []
+    for alias in databases if databases is not None else [DEFAULT_DB_ALIAS]:
+        if not router.allow_migrate_model(alias, TaskCount) or not task_counts.kept(alias):
+            continue
+        try:
+            TaskCount.objects.using(alias).exists()  # migrated this far?
+            missing = task_counts.missing_triggers(alias)
+        except (DatabaseError, ImproperlyConfigured):
+            continue  # not migrated yet, or no database: nothing to check
+        if missing:
+            problems.append(
+                Warning(
+                    f"Database {alias!r}: the task table lacks the counting triggers "
+                    f"{', '.join(missing)}: ListTasks' totalSize will be wrong.",
+                    hint="Re-create them: manage.py migrate a2a_app 0008, then manage.py "
+                    "migrate (recounts every task). A restore with --disable-triggers needs "
+                    "manage.py a2a_task_counts --rebuild afterwards.",
+                    id="a2a_app.W140",
+                )
+            )
+    return problems

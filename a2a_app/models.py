@@ -728,3 +728,38 @@ class ApiKey(models.Model):
     def caller_scopes(self) -> frozenset[str] | None:
         """The scopes a :class:`~a2a_app.caller.Caller` carries (None: not narrowed)."""
         return frozenset(self.scopes) if self.scopes else None
+
+
+class TaskCount(models.Model):
+    """How many tasks a caller scope has in one state, for ListTasks' ``totalSize``.
+
+    Kept by database triggers on the task table (migration 0007), in the transaction
+    that writes the tasks, so every writer counts: the ORM, raw SQL, ``bulk_create``,
+    ``QuerySet.delete()``. A key is counted on ``slots``: each PostgreSQL connection
+    adds to its own (``pg_backend_pid() % 16``), so that concurrent writers of one
+    caller don't queue on one row until commit; the sum over slots is the count.
+    ``a2a_app.core.task_counts`` reads, rebuilds and compacts them.
+    """
+
+    #: True: the count of one context (``context_id``); False: of the whole caller scope
+    #: (``context_id`` is ""), kept for authenticated scopes only (anonymous callers
+    #: list one context at a time).
+    per_context = models.BooleanField()
+    owner = models.CharField(max_length=200, blank=True)
+    context_id = models.CharField(max_length=200, blank=True)
+    state = models.CharField(max_length=32)
+    slot = models.PositiveSmallIntegerField(default=0)
+    #: May be negative on one slot (a task counted on one and uncounted on another).
+    tasks = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["per_context", "owner", "context_id", "state", "slot"],
+                name="a2a_taskcount_key",
+            )
+        ]
+
+    def __str__(self) -> str:
+        where = self.context_id if self.per_context else "*"
+        return f"{self.owner or 'anonymous'}/{where}/{self.state}: {self.tasks}"

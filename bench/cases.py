@@ -30,7 +30,7 @@ class Case:
     args: Callable[[Context], list[str]]
     #: The case whose req/s this one is compared with (same server process).
     baseline: str | None = None
-    #: "fresh", "etag", "long", "big", "redis"
+    #: "fresh", "etag", "long", "big", "redis", "caller" (bench/listing.py)
     needs: tuple[str, ...] = ()
     app: str = "bench"
 
@@ -114,6 +114,18 @@ CASES = [
         baseline="bare-json",
         needs=("big",),
     ),
+    *(
+        Case(
+            f"list-caller-{label}-{page}",
+            f"ListTasks, {page} page ({PAGE_SIZE} of {size:,} tasks of one caller)",
+            "list_caller.lua",
+            lambda c, size=size, page=page: _listing_args(size, page == "deep"),
+            baseline="bare-json",
+            needs=("caller",),
+        )
+        for label, size in (("1k", 1_000), ("1m", 1_000_000))
+        for page in ("first", "deep")
+    ),
     Case(
         "rate-limited",
         "A request over its rate limit (429, nothing run)",
@@ -179,6 +191,12 @@ GROUPS["all"] = GROUPS["http"] + GROUPS["sdk"] + GROUPS["workers"]
 
 
 def _big_context() -> str:
-    from bench.seed import BIG_CONTEXT
+    from bench.seed import big_context_id
 
-    return BIG_CONTEXT
+    return big_context_id()
+
+
+def _listing_args(size: int, deep: bool) -> list[str]:
+    from bench import listing
+
+    return listing.case_args(size, deep, PAGE_SIZE)

@@ -196,6 +196,26 @@ BUDGETS = [
     ("Agent card 304 cheaper than 200 (bytes, and CPU no more)", "card-304", "card", 1.0, "cpu"),
     ("GetTask, 1,000 messages ≤ 1.2 × fresh task", "get-long", "get-fresh", 1.2, "max"),
     ("ListTasks deep page ≤ 1.5 × first page", "list-deep", "list-first", 1.5, "max"),
+    *(
+        budget
+        for page in ("first", "deep")
+        for budget in (
+            (
+                f"ListTasks {page} page, 1,000,000 tasks of one caller ≥ 0.5 × GetTask",
+                f"list-caller-1m-{page}",
+                "get-fresh",
+                0.5,
+                "min",
+            ),
+            (
+                f"ListTasks {page} page, 1,000,000 tasks of one caller ≤ 1.2 × at 1,000",
+                f"list-caller-1m-{page}",
+                f"list-caller-1k-{page}",
+                1.2,
+                "max",
+            ),
+        )
+    ),
 ]
 
 

@@ -783,12 +783,16 @@ def main(argv: list[str] | None = None) -> int:
         if seed.big_context_size() != BIG_CONTEXT_TASKS:
             if seed.big_context_size():
                 sys.exit(
-                    f"bench: context {seed.BIG_CONTEXT} exists with another size; "
+                    f"bench: context {seed.big_context_id()} exists with another size; "
                     "run without --keep-db"
                 )
             seed.big_context(BIG_CONTEXT_TASKS, log=log)
         seeded["deep"] = seed.deep_page_token(DEEP_OFFSET)
-    if needs & {"long", "big"}:
+    if "caller" in needs:
+        from bench import listing
+
+        listing.seed(log=log)
+    if needs & {"long", "big", "caller"}:
         seed.analyze()
 
     try:

@@ -21,8 +21,19 @@ from a2a_app.models import Task, TaskArtifact, TaskMessage
 
 COMPLETED = "TASK_STATE_COMPLETED"
 LONG_CONTEXT = "bench-long-history"
-BIG_CONTEXT = "bench-100k"
+BIG_CONTEXT_NAME = "bench-100k"
 BATCH = 5000
+
+
+def big_context_id() -> str:
+    """The big context's id: one this agent could have generated (an anonymous caller may
+    list only those), the same for every process that shares the run's SECRET_KEY."""
+    from django.conf import settings
+
+    from a2a_app.core import contexts
+
+    head = uuid.uuid5(uuid.NAMESPACE_URL, BIG_CONTEXT_NAME).hex[:-8]
+    return str(uuid.UUID(hex=head + contexts._tag(head, settings.SECRET_KEY)))
 
 
 def _message(task: Task, position: int, text: str) -> TaskMessage:
@@ -85,12 +96,13 @@ def long_history_task(messages: int = 1000) -> str:
 
 
 def big_context(tasks: int = 100_000, log=print) -> None:
-    """``tasks`` tasks in BIG_CONTEXT, one message each, 1 ms apart (newest: the last)."""
+    """``tasks`` tasks in the big context, one message each, 1 ms apart (newest: the last)."""
     started = time.monotonic()
     base = timezone.now() - timedelta(days=1)
+    context_id = big_context_id()
     for start in range(0, tasks, BATCH):
         rows = [
-            _task(BIG_CONTEXT, base + timedelta(milliseconds=i), 1)
+            _task(context_id, base + timedelta(milliseconds=i), 1)
             for i in range(start, min(start + BATCH, tasks))
         ]
         with transaction.atomic():
@@ -102,17 +114,17 @@ def big_context(tasks: int = 100_000, log=print) -> None:
 
 
 def deep_page_token(offset: int) -> str:
-    """The ListTasks pageToken whose page starts at ``offset`` in BIG_CONTEXT's order."""
+    """The ListTasks pageToken whose page starts at ``offset`` in the big context's order."""
     from a2a_app.core import store
 
-    before = Task.objects.filter(owner=ANONYMOUS_SCOPE, context_id=BIG_CONTEXT).order_by(
+    before = Task.objects.filter(owner=ANONYMOUS_SCOPE, context_id=big_context_id()).order_by(
         "-status_timestamp", "-pk"
     )[offset - 1]
     return store.encode_page_token(before)
 
 
 def big_context_size() -> int:
-    return Task.objects.filter(owner=ANONYMOUS_SCOPE, context_id=BIG_CONTEXT).count()
+    return Task.objects.filter(owner=ANONYMOUS_SCOPE, context_id=big_context_id()).count()
 
 
 def analyze() -> None:
