@@ -30,7 +30,7 @@ THRESHOLD = 90.0
 TARGETS: dict[str, list[str]] = {
     "a2a_app/push/ssrf.py": ["tests/test_ssrf.py"],
     "a2a_app/push/policy.py": ["tests/test_push.py"],
-    "a2a_app/push/signatures.py": ["tests/test_push.py"],
+    "a2a_app/push/signatures.py": ["tests/test_signatures.py"],
     "a2a_app/authentication.py": ["tests/test_security.py", "tests/test_api_keys.py"],
     "a2a_app/caller.py": ["tests/test_access.py", "tests/test_api_keys.py"],
     "a2a_app/bindings/auth.py": ["tests/test_security.py", "tests/test_api_keys.py"],
