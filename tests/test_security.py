@@ -55,6 +55,18 @@ class FixedBearer(authentication.BaseAuthentication):
         return 'Bearer realm="a2a"'
 
 
+class HostBearer(FixedBearer):
+    """A bearer class that builds its card entry when asked (say, from its provider's
+    metadata) and names the host the client asked in its challenge."""
+
+    a2a_security_scheme = staticmethod(
+        lambda: ("sso", {"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}})
+    )
+
+    def authenticate_header(self, request):
+        return f'Bearer realm="{request.get_host()}"'
+
+
 @pytest.fixture
 def alice():
     return get_user_model().objects.create_user("alice", password="alice-pw")
@@ -111,6 +123,14 @@ class TestCardSchemes:
             "basic": {"httpAuthSecurityScheme": {"scheme": "Basic"}},
             "oauth": {"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "opaque"}},
             "token": {"httpAuthSecurityScheme": {"scheme": "Token"}},
+        }
+
+    def test_a_class_may_declare_its_scheme_with_a_callable(self, client):
+        host_bearer = "tests.test_security.HostBearer"
+        with with_a2a_settings(AUTHENTICATION_CLASSES=[host_bearer], CARD_V03_COMPAT=False):
+            body = card(client)
+        assert body["securitySchemes"] == {
+            "sso": {"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}}
         }
 
     def test_requirements_when_anonymous_calls_are_off(self, client):
@@ -247,6 +267,44 @@ class TestAnonymous:
             assert send(client, binding, {"Authorization": "Bearer x"}).status_code == 200
 
 
+@pytest.mark.parametrize("binding", BINDINGS)
+class TestWhatA401Says:
+    """The message says what was wrong; WWW-Authenticate offers every configured scheme,
+    in order, however the refusal came about."""
+
+    EVERY_SCHEME = 'ApiKey realm="a2a", header="X-API-Key", Basic realm="api"'
+
+    def test_an_authorization_header_no_class_reads(self, client, binding):
+        response = send(client, binding, {"Authorization": "Bearer unknown-token"})
+        error = binding_error(response, binding, 401, "UNAUTHENTICATED")
+        assert error["message"] == (
+            "The Authorization header carries a credential this agent does not accept"
+        )
+        assert response["WWW-Authenticate"] == self.EVERY_SCHEME
+
+    def test_nothing_presented_where_credentials_are_required(self, client, binding):
+        with with_a2a_settings(ALLOW_ANONYMOUS=False):
+            response = send(client, binding)
+        error = binding_error(response, binding, 401, "UNAUTHENTICATED")
+        assert error["message"] == "Authentication required"
+        assert response["WWW-Authenticate"] == self.EVERY_SCHEME
+
+    def test_a_refusal_of_the_service_challenges_like_the_binding(self, client, binding):
+        # Anonymous calls are served, but this agent makes tasks for signed-in callers only:
+        # the service refuses, and the answer says how to sign in, as the binding's would.
+        classes = [API_KEY, "tests.test_security.HostBearer"]
+        with with_a2a_settings(AUTHENTICATION_CLASSES=classes, ANONYMOUS_TASK_CREATION=False):
+            response = send(client, binding)
+        error = binding_error(response, binding, 401, "UNAUTHENTICATED")
+        assert error["message"] == (
+            "This agent creates tasks for authenticated callers only; send credentials"
+        )
+        assert response["WWW-Authenticate"] == (
+            'ApiKey realm="a2a", header="X-API-Key", Bearer realm="testserver"'
+        )
+        assert Task.objects.count() == 0
+
+
 def test_basic_is_opt_in(client, alice):
     with with_a2a_settings(AUTHENTICATION_CLASSES=[API_KEY]):
         response = send(client, "jsonrpc", {"Authorization": basic("alice", "alice-pw")})
@@ -360,6 +418,19 @@ class TestPasswordGuessing:
             assert (
                 send(other, binding, {"Authorization": basic("bob", "bob-pw")}).status_code == 200
             )
+
+    def test_a_user_name_guessed_from_many_addresses_is_locked_too(self, alice, hashes, binding):
+        with with_a2a_settings(BASIC_AUTH_MAX_FAILURES=3):
+            for n, guess in enumerate(("a", "b", "c")):
+                guesser = Client(REMOTE_ADDR=f"198.51.100.{n}")
+                response = send(guesser, binding, {"Authorization": basic("alice", guess)})
+                binding_error(response, binding, 401, "UNAUTHENTICATED")
+            fourth = Client(REMOTE_ADDR="198.51.100.9")
+            response = send(fourth, binding, {"Authorization": basic("alice", "alice-pw")})
+            error = binding_error(response, binding, 429, "TOO_MANY_AUTHENTICATION_FAILURES")
+            assert error["message"].startswith("Too many failed sign-ins; try again later")
+            assert response["Retry-After"] == "300"  # BASIC_AUTH_LOCKOUT_SECONDS' default
+        assert hashes == ["a", "b", "c"]
 
     def test_successes_do_not_count(self, client, alice, binding):
         with with_a2a_settings(BASIC_AUTH_MAX_FAILURES=2):
