@@ -272,10 +272,14 @@ class TestWhatA401Says:
     """The message says what was wrong; WWW-Authenticate offers every configured scheme,
     in order, however the refusal came about."""
 
-    EVERY_SCHEME = 'ApiKey realm="a2a", header="X-API-Key", Basic realm="api"'
+    CLASSES = [API_KEY, BASIC, "tests.test_security.HostBearer"]
+    EVERY_SCHEME = (
+        'ApiKey realm="a2a", header="X-API-Key", Basic realm="api", Bearer realm="testserver"'
+    )
 
     def test_an_authorization_header_no_class_reads(self, client, binding):
-        response = send(client, binding, {"Authorization": "Bearer unknown-token"})
+        with with_a2a_settings(AUTHENTICATION_CLASSES=self.CLASSES):
+            response = send(client, binding, {"Authorization": "Token abc"})
         error = binding_error(response, binding, 401, "UNAUTHENTICATED")
         assert error["message"] == (
             "The Authorization header carries a credential this agent does not accept"
@@ -283,7 +287,7 @@ class TestWhatA401Says:
         assert response["WWW-Authenticate"] == self.EVERY_SCHEME
 
     def test_nothing_presented_where_credentials_are_required(self, client, binding):
-        with with_a2a_settings(ALLOW_ANONYMOUS=False):
+        with with_a2a_settings(AUTHENTICATION_CLASSES=self.CLASSES, ALLOW_ANONYMOUS=False):
             response = send(client, binding)
         error = binding_error(response, binding, 401, "UNAUTHENTICATED")
         assert error["message"] == "Authentication required"
