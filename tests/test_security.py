@@ -9,6 +9,7 @@ CSRF with session authentication, and the guard against password guessing.
 from __future__ import annotations
 
 import base64
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -286,6 +287,14 @@ class TestWhatA401Says:
         )
         assert response["WWW-Authenticate"] == self.EVERY_SCHEME
 
+    def test_a_key_that_is_not_valid(self, client, binding):
+        with with_a2a_settings(AUTHENTICATION_CLASSES=self.CLASSES):
+            response = send(client, binding, {"X-API-Key": "a2a_not-a-key"})
+        error = binding_error(response, binding, 401, "UNAUTHENTICATED")
+        # One message for unknown, expired and revoked keys; the scheme tried comes first.
+        assert error["message"] == "Invalid, expired or revoked API key"
+        assert response["WWW-Authenticate"] == self.EVERY_SCHEME
+
     def test_nothing_presented_where_credentials_are_required(self, client, binding):
         with with_a2a_settings(AUTHENTICATION_CLASSES=self.CLASSES, ALLOW_ANONYMOUS=False):
             response = send(client, binding)
@@ -435,6 +444,23 @@ class TestPasswordGuessing:
             assert error["message"].startswith("Too many failed sign-ins; try again later")
             assert response["Retry-After"] == "300"  # BASIC_AUTH_LOCKOUT_SECONDS' default
         assert hashes == ["a", "b", "c"]
+
+    def test_the_lockout_ends_after_its_time(self, client, alice, binding, monkeypatch):
+        # Django's local-memory cache reads the clock through these two modules.
+        now = [1_800_000_000.0]
+        clock = SimpleNamespace(time=lambda: now[0])
+        monkeypatch.setattr("django.core.cache.backends.base.time", clock)
+        monkeypatch.setattr("django.core.cache.backends.locmem.time", clock)
+        with with_a2a_settings(BASIC_AUTH_MAX_FAILURES=2, BASIC_AUTH_LOCKOUT_SECONDS=120):
+            for guess in ("a", "b"):
+                send(client, binding, {"Authorization": basic("alice", guess)})
+            right = {"Authorization": basic("alice", "alice-pw")}
+            now[0] += 119
+            binding_error(
+                send(client, binding, right), binding, 429, "TOO_MANY_AUTHENTICATION_FAILURES"
+            )
+            now[0] += 2  # 121 s after the first failure: the window has closed
+            assert send(client, binding, right).status_code == 200
 
     def test_successes_do_not_count(self, client, alice, binding):
         with with_a2a_settings(BASIC_AUTH_MAX_FAILURES=2):
