@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
 from django.test import Client, override_settings
 from rest_framework import authentication, exceptions
 
@@ -66,6 +67,18 @@ class HostBearer(FixedBearer):
 
     def authenticate_header(self, request):
         return f'Bearer realm="{request.get_host()}"'
+
+
+class OfficeOnlyBackend(ModelBackend):
+    """A site's authentication backend that decides by the request: sign-ins from the
+    office's address only."""
+
+    OFFICE = "192.0.2.10"
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None or request.META.get("REMOTE_ADDR") != self.OFFICE:
+            return None
+        return super().authenticate(request, username, password, **kwargs)
 
 
 @pytest.fixture
@@ -461,6 +474,14 @@ class TestPasswordGuessing:
             )
             now[0] += 2  # 121 s after the first failure: the window has closed
             assert send(client, binding, right).status_code == 200
+
+    def test_the_sites_backends_see_the_request(self, alice, binding, settings):
+        settings.AUTHENTICATION_BACKENDS = ["tests.test_security.OfficeOnlyBackend"]
+        right = {"Authorization": basic("alice", "alice-pw")}
+        office = Client(REMOTE_ADDR=OfficeOnlyBackend.OFFICE)
+        assert send(office, binding, right).status_code == 200
+        elsewhere = send(Client(REMOTE_ADDR="198.51.100.1"), binding, right)
+        binding_error(elsewhere, binding, 401, "UNAUTHENTICATED")
 
     def test_successes_do_not_count(self, client, alice, binding):
         with with_a2a_settings(BASIC_AUTH_MAX_FAILURES=2):
