@@ -101,3 +101,4 @@ tck: $(VENV)/.run-deps
 mutation: $(VENV)/.dev-deps
 	$(PY) -m pip install --quiet 'mutmut>=3.3,<4'
 	$(PY) -m scripts.mutation $(MUTATION_ARGS)
+	$(PY) -m scripts.mutation_tables
