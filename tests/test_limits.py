@@ -302,7 +302,9 @@ def test_push_configs_per_task_are_capped(rpc, job, limit, no_dns, settings):
     body = rpc("CreateTaskPushNotificationConfig", {"taskId": task["id"], "url": f"{HOOK}/3"})
     error = error_of(body, -32000)
     assert error_info(error)["reason"] == "LIMIT_EXCEEDED"
-    assert error_info(error)["metadata"]["setting"] == "MAX_PUSH_CONFIGS_PER_TASK"
+    # The client is told which cap it hit and how high it is.
+    assert error_info(error)["metadata"] == {"limit": "2", "setting": "MAX_PUSH_CONFIGS_PER_TASK"}
+    assert "at most 2 push notification configs" in error["message"]
     # A config sent with a follow-up counts too; re-using an id replaces, it adds none.
     with_config = {"taskPushNotificationConfig": {"url": f"{HOOK}/4"}}
     error_of(send(rpc, "more", taskId=task["id"], configuration=with_config), -32000)

@@ -490,6 +490,16 @@ class TestValidation:
         error = error_of(create(rpc, task["id"], "https://internal.example.com/h"), -32602)
         assert violated_fields(error) == ["url"]
 
+    def test_conformance_mode_adds_to_the_allowed_networks(self, rpc, conformance_mode, settings):
+        # The site's own networks stay allowed beside the conformance run's local receiver.
+        settings.A2A_APP = {**settings.A2A_APP, "WEBHOOK_ALLOWED_NETWORKS": ["10.0.0.0/8"]}
+        task = plain_task()
+        for url in ("http://127.0.0.1:9/hook", "https://10.1.2.3/hook"):
+            assert created(rpc, str(task.pk), url)["url"] == url
+        error = error_of(create(rpc, str(task.pk), "https://192.168.1.10/hook"), -32602)
+        assert violated_fields(error) == ["url"]
+        assert "URL host 192.168.1.10 is a private address 192.168.1.10" in json.dumps(error)
+
     def test_an_address_in_webhook_allowed_hosts_is_exempt(self, rpc, settings):
         # The trial's case: a receiver on this machine, listed by its address.
         settings.A2A_APP = {

@@ -9,11 +9,13 @@ CSRF with session authentication, and the guard against password guessing.
 from __future__ import annotations
 
 import base64
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.backends import ModelBackend
 from django.test import Client, override_settings
 from rest_framework import authentication, exceptions
 
@@ -53,6 +55,30 @@ class FixedBearer(authentication.BaseAuthentication):
 
     def authenticate_header(self, request):
         return 'Bearer realm="a2a"'
+
+
+class HostBearer(FixedBearer):
+    """A bearer class that builds its card entry when asked (say, from its provider's
+    metadata) and names the host the client asked in its challenge."""
+
+    a2a_security_scheme = staticmethod(
+        lambda: ("sso", {"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}})
+    )
+
+    def authenticate_header(self, request):
+        return f'Bearer realm="{request.get_host()}"'
+
+
+class OfficeOnlyBackend(ModelBackend):
+    """A site's authentication backend that decides by the request: sign-ins from the
+    office's address only."""
+
+    OFFICE = "192.0.2.10"
+
+    def authenticate(self, request, username=None, password=None, **kwargs):
+        if request is None or request.META.get("REMOTE_ADDR") != self.OFFICE:
+            return None
+        return super().authenticate(request, username, password, **kwargs)
 
 
 @pytest.fixture
@@ -111,6 +137,14 @@ class TestCardSchemes:
             "basic": {"httpAuthSecurityScheme": {"scheme": "Basic"}},
             "oauth": {"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "opaque"}},
             "token": {"httpAuthSecurityScheme": {"scheme": "Token"}},
+        }
+
+    def test_a_class_may_declare_its_scheme_with_a_callable(self, client):
+        host_bearer = "tests.test_security.HostBearer"
+        with with_a2a_settings(AUTHENTICATION_CLASSES=[host_bearer], CARD_V03_COMPAT=False):
+            body = card(client)
+        assert body["securitySchemes"] == {
+            "sso": {"httpAuthSecurityScheme": {"scheme": "Bearer", "bearerFormat": "JWT"}}
         }
 
     def test_requirements_when_anonymous_calls_are_off(self, client):
@@ -247,6 +281,56 @@ class TestAnonymous:
             assert send(client, binding, {"Authorization": "Bearer x"}).status_code == 200
 
 
+@pytest.mark.parametrize("binding", BINDINGS)
+class TestWhatA401Says:
+    """The message says what was wrong; WWW-Authenticate offers every configured scheme,
+    in order, however the refusal came about."""
+
+    CLASSES = [API_KEY, BASIC, "tests.test_security.HostBearer"]
+    EVERY_SCHEME = (
+        'ApiKey realm="a2a", header="X-API-Key", Basic realm="api", Bearer realm="testserver"'
+    )
+
+    def test_an_authorization_header_no_class_reads(self, client, binding):
+        with with_a2a_settings(AUTHENTICATION_CLASSES=self.CLASSES):
+            response = send(client, binding, {"Authorization": "Token abc"})
+        error = binding_error(response, binding, 401, "UNAUTHENTICATED")
+        assert error["message"] == (
+            "The Authorization header carries a credential this agent does not accept"
+        )
+        assert response["WWW-Authenticate"] == self.EVERY_SCHEME
+
+    def test_a_key_that_is_not_valid(self, client, binding):
+        with with_a2a_settings(AUTHENTICATION_CLASSES=self.CLASSES):
+            response = send(client, binding, {"X-API-Key": "a2a_not-a-key"})
+        error = binding_error(response, binding, 401, "UNAUTHENTICATED")
+        # One message for unknown, expired and revoked keys; the scheme tried comes first.
+        assert error["message"] == "Invalid, expired or revoked API key"
+        assert response["WWW-Authenticate"] == self.EVERY_SCHEME
+
+    def test_nothing_presented_where_credentials_are_required(self, client, binding):
+        with with_a2a_settings(AUTHENTICATION_CLASSES=self.CLASSES, ALLOW_ANONYMOUS=False):
+            response = send(client, binding)
+        error = binding_error(response, binding, 401, "UNAUTHENTICATED")
+        assert error["message"] == "Authentication required"
+        assert response["WWW-Authenticate"] == self.EVERY_SCHEME
+
+    def test_a_refusal_of_the_service_challenges_like_the_binding(self, client, binding):
+        # Anonymous calls are served, but this agent makes tasks for signed-in callers only:
+        # the service refuses, and the answer says how to sign in, as the binding's would.
+        classes = [API_KEY, "tests.test_security.HostBearer"]
+        with with_a2a_settings(AUTHENTICATION_CLASSES=classes, ANONYMOUS_TASK_CREATION=False):
+            response = send(client, binding)
+        error = binding_error(response, binding, 401, "UNAUTHENTICATED")
+        assert error["message"] == (
+            "This agent creates tasks for authenticated callers only; send credentials"
+        )
+        assert response["WWW-Authenticate"] == (
+            'ApiKey realm="a2a", header="X-API-Key", Bearer realm="testserver"'
+        )
+        assert Task.objects.count() == 0
+
+
 def test_basic_is_opt_in(client, alice):
     with with_a2a_settings(AUTHENTICATION_CLASSES=[API_KEY]):
         response = send(client, "jsonrpc", {"Authorization": basic("alice", "alice-pw")})
@@ -360,6 +444,44 @@ class TestPasswordGuessing:
             assert (
                 send(other, binding, {"Authorization": basic("bob", "bob-pw")}).status_code == 200
             )
+
+    def test_a_user_name_guessed_from_many_addresses_is_locked_too(self, alice, hashes, binding):
+        with with_a2a_settings(BASIC_AUTH_MAX_FAILURES=3):
+            for n, guess in enumerate(("a", "b", "c")):
+                guesser = Client(REMOTE_ADDR=f"198.51.100.{n}")
+                response = send(guesser, binding, {"Authorization": basic("alice", guess)})
+                binding_error(response, binding, 401, "UNAUTHENTICATED")
+            fourth = Client(REMOTE_ADDR="198.51.100.9")
+            response = send(fourth, binding, {"Authorization": basic("alice", "alice-pw")})
+            error = binding_error(response, binding, 429, "TOO_MANY_AUTHENTICATION_FAILURES")
+            assert error["message"].startswith("Too many failed sign-ins; try again later")
+            assert response["Retry-After"] == "300"  # BASIC_AUTH_LOCKOUT_SECONDS' default
+        assert hashes == ["a", "b", "c"]
+
+    def test_the_lockout_ends_after_its_time(self, client, alice, binding, monkeypatch):
+        # Django's local-memory cache reads the clock through these two modules.
+        now = [1_800_000_000.0]
+        clock = SimpleNamespace(time=lambda: now[0])
+        monkeypatch.setattr("django.core.cache.backends.base.time", clock)
+        monkeypatch.setattr("django.core.cache.backends.locmem.time", clock)
+        with with_a2a_settings(BASIC_AUTH_MAX_FAILURES=2, BASIC_AUTH_LOCKOUT_SECONDS=120):
+            for guess in ("a", "b"):
+                send(client, binding, {"Authorization": basic("alice", guess)})
+            right = {"Authorization": basic("alice", "alice-pw")}
+            now[0] += 119
+            binding_error(
+                send(client, binding, right), binding, 429, "TOO_MANY_AUTHENTICATION_FAILURES"
+            )
+            now[0] += 2  # 121 s after the first failure: the window has closed
+            assert send(client, binding, right).status_code == 200
+
+    def test_the_sites_backends_see_the_request(self, alice, binding, settings):
+        settings.AUTHENTICATION_BACKENDS = ["tests.test_security.OfficeOnlyBackend"]
+        right = {"Authorization": basic("alice", "alice-pw")}
+        office = Client(REMOTE_ADDR=OfficeOnlyBackend.OFFICE)
+        assert send(office, binding, right).status_code == 200
+        elsewhere = send(Client(REMOTE_ADDR="198.51.100.1"), binding, right)
+        binding_error(elsewhere, binding, 401, "UNAUTHENTICATED")
 
     def test_successes_do_not_count(self, client, alice, binding):
         with with_a2a_settings(BASIC_AUTH_MAX_FAILURES=2):

@@ -388,3 +388,177 @@ def test_resolve_host_localhost() -> None:
     assert len(addresses) == len(set(addresses))
     for text in addresses:
         assert ipaddress.ip_address(text.split("%", 1)[0]).is_loopback
+
+
+# --- Exactly what the client is told, and the edges of each rule ---------------------------
+
+
+def any_name(host: str, port: int) -> list[str]:
+    """A resolver for tests about the shape of a name, not what it resolves to."""
+    return [PUBLIC_V4]
+
+
+@pytest.mark.parametrize(
+    ("url", "policy", "message"),
+    [
+        (
+            "https://hooks.example.com/\n",
+            DEFAULT,
+            "URL contains whitespace, control characters or backslashes",
+        ),
+        ("ftp://hooks.example.com/", DEFAULT, "URL scheme must be https"),
+        (
+            "ftp://hooks.example.com/",
+            URLPolicy(allow_http=True),
+            "URL scheme must be https or http",
+        ),
+        (
+            "https://user@hooks.example.com/",
+            DEFAULT,
+            "URL must not contain credentials (user:password@)",
+        ),
+        ("https:///hook", DEFAULT, "URL has no host"),
+        ("https://hooks.example.com:0/", DEFAULT, "URL port must be between 1 and 65535"),
+        (
+            "https://bücher.example/",
+            DEFAULT,
+            "URL host must be ASCII (use the punycode form of the name)",
+        ),
+        ("https://[v1.fe]/", DEFAULT, "URL host is not a valid IPv6 address"),
+        ("https://-hooks.example.com/", DEFAULT, "URL host is not a valid hostname"),
+        # The URL's own spelling of the host, then why: what the client needs to fix it.
+        ("https://127.1/", DEFAULT, "URL host 127.1 is a loopback address 127.0.0.1"),
+        ("https://[::1]/", DEFAULT, "URL host [::1] is a loopback address ::1"),
+        (
+            "https://localhost/",
+            DEFAULT,
+            "URL host localhost resolves to a loopback address 127.0.0.1",
+        ),
+    ],
+)
+def test_refusals_say_exactly_why(url: str, policy: URLPolicy, message: str) -> None:
+    with pytest.raises(UnsafeURLError) as excinfo:
+        check_url(url, policy)
+    assert str(excinfo.value) == message
+
+
+def test_a_url_that_is_not_text_is_refused_as_such() -> None:
+    with pytest.raises(UnsafeURLError) as excinfo:
+        check_url(None, DEFAULT)  # type: ignore[arg-type]
+    assert str(excinfo.value) == "URL must be a string"
+
+
+def test_port_one_is_the_lowest_accepted() -> None:
+    assert check_url("https://hooks.example.com:1/", DEFAULT) == [PUBLIC_V4]
+
+
+def test_a_host_name_may_have_253_characters_and_no_more() -> None:
+    # Four labels of 63, 63, 63 and 61 characters with their dots: 253 characters.
+    longest = ".".join(["a" * 63, "b" * 63, "c" * 63, "d" * 61])
+    assert len(longest) == 253
+    policy = URLPolicy(resolver=any_name)
+    assert check_url(f"https://{longest}/", policy) == [PUBLIC_V4]
+    assert check_url(f"https://{longest}./", policy) == [PUBLIC_V4]  # the root's dot is free
+    with pytest.raises(UnsafeURLError) as excinfo:
+        check_url(f"https://{longest}d/", policy)
+    assert str(excinfo.value) == "URL host is not a valid hostname"
+
+
+# Each special-purpose range (IANA's IPv4 and IPv6 special-purpose registries), with the
+# reason the client is told. The IPv6 reserved blocks (::/8 outside ::/96, 400::/6, ...) are
+# caught by the ipaddress module's own judgement, not by a range we list.
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("0.1.2.3", "a 'this network' address"),
+        ("10.20.30.40", "a private address"),
+        ("100.100.0.1", "a shared (carrier-grade NAT) address"),
+        ("127.8.8.8", "a loopback address"),
+        ("169.254.1.1", "a link-local address"),
+        ("172.20.0.1", "a private address"),
+        ("192.0.0.1", "an IETF protocol assignment address"),
+        ("192.0.0.9", "an IETF protocol assignment address"),
+        ("192.0.2.7", "a documentation address"),
+        ("192.88.99.1", "a 6to4 relay address"),
+        ("192.168.7.7", "a private address"),
+        ("198.19.0.1", "a benchmarking address"),
+        ("198.51.100.7", "a documentation address"),
+        ("203.0.113.7", "a documentation address"),
+        ("233.252.0.1", "a multicast address"),
+        ("250.1.2.3", "a reserved address"),
+        ("::", "an unspecified address"),
+        ("::1", "a loopback address"),
+        ("::2", "an IPv4-compatible address"),
+        ("64:ff9b:1::1", "a local-use NAT64 address"),
+        ("100::1", "a discard-only address"),
+        ("2001::1", "a Teredo address"),
+        ("2001:2::1", "an IETF protocol assignment address"),
+        ("2001:10::1", "an IETF protocol assignment address"),
+        ("2001:db8::7", "a documentation address"),
+        ("3fff::1", "a documentation address"),
+        ("fc00::1", "a private address"),
+        ("fd12::1", "a private address"),
+        ("fe80::7", "a link-local address"),
+        ("fec0::1", "a site-local address"),
+        ("ff05::2", "a multicast address"),
+        ("4::1", "a reserved address"),
+        ("::1:2:3:4", "a reserved address"),
+        ("400::1", "a reserved address"),
+        ("5f00::1", "a reserved address"),
+    ],
+)
+def test_special_purpose_addresses_are_refused_by_name(address: str, reason: str) -> None:
+    spelled = f"[{address}]" if ":" in address else address
+    with pytest.raises(UnsafeURLError) as excinfo:
+        check_url(f"https://{spelled}/hook", URLPolicy(resolver=no_dns))
+    assert str(excinfo.value) == f"URL host {spelled} is {reason} {address}"
+    assert not is_public_address(ipaddress.ip_address(address))
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("https://[fe80::1%25eth0]/", "URL host [fe80::1%25eth0] is a link-local address fe80::1"),
+        (
+            "https://scoped.example.com/",
+            "URL host scoped.example.com resolves to a link-local address fe80::1",
+        ),
+    ],
+)
+def test_a_zone_id_is_never_part_of_the_vetted_address(url: str, message: str) -> None:
+    with pytest.raises(UnsafeURLError) as excinfo:
+        check_url(url, DEFAULT)
+    assert str(excinfo.value) == message
+    # Allowed, the address handed to the sender carries no zone either.
+    policy = URLPolicy(allowed_networks=("fe80::/10",), resolver=stub_resolver())
+    assert check_url(url, policy) == ["fe80::1"]
+
+
+def test_an_allowed_network_written_with_host_bits_means_its_network() -> None:
+    # "10.0.0.1/8" as `ip addr` prints it: the site means the network 10.0.0.0/8.
+    policy = URLPolicy(allowed_networks=("10.0.0.1/8",), resolver=no_dns)
+    assert check_url("https://10.9.9.9/hook", policy) == ["10.9.9.9"]
+
+
+def test_a_half_bracketed_allowed_host_exempts_no_address() -> None:
+    # "[::1" is a typo, not an address: it must not exempt ::1, nor anything near it.
+    policy = URLPolicy(allowed_hosts=frozenset({"[::1"}), resolver=no_dns)
+    for url, message in [
+        ("https://[::]/", "URL host [::] is an unspecified address ::"),
+        ("https://[::1]/", "URL host [::1] is a loopback address ::1"),
+    ]:
+        with pytest.raises(UnsafeURLError) as excinfo:
+            check_url(url, policy)
+        assert str(excinfo.value) == message
+
+
+def test_the_real_resolver_resolves_the_host_it_is_given() -> None:
+    # A numeric host is answered by getaddrinfo itself: no network, yet the real code path.
+    assert resolve_host("203.0.113.7", 443) == ["203.0.113.7"]
+    assert resolve_host("2001:db8::7", 443) == ["2001:db8::7"]
+
+
+def test_the_default_policy_uses_the_real_resolver() -> None:
+    with pytest.raises(UnsafeURLError) as excinfo:
+        check_url("https://localhost/hook", URLPolicy())
+    assert str(excinfo.value).startswith("URL host localhost resolves to a loopback address ")
