@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from a2a_app.push import ssrf
 from a2a_app.push.ssrf import (
     UnresolvableHostError,
     UnsafeURLError,
@@ -562,3 +563,88 @@ def test_the_default_policy_uses_the_real_resolver() -> None:
     with pytest.raises(UnsafeURLError) as excinfo:
         check_url("https://localhost/hook", URLPolicy())
     assert str(excinfo.value).startswith("URL host localhost resolves to a loopback address ")
+
+
+# --- each layer on its own ------------------------------------------------------------
+# The guard's list names every range it refuses, so that a Python release that changes
+# ipaddress's judgement (is_global, is_private) changes nothing; ipaddress's properties
+# then catch what the list does not name. Each layer is tested with the other one off.
+
+LISTED = [
+    ("0.0.0.1", "a 'this network' address"),
+    ("10.0.0.1", "a private address"),
+    ("100.64.0.1", "a shared (carrier-grade NAT) address"),
+    ("127.0.0.1", "a loopback address"),
+    ("169.254.0.1", "a link-local address"),
+    ("172.16.0.1", "a private address"),
+    ("192.0.0.1", "an IETF protocol assignment address"),
+    ("192.0.2.1", "a documentation address"),
+    ("192.88.99.1", "a 6to4 relay address"),
+    ("192.168.0.1", "a private address"),
+    ("198.18.0.1", "a benchmarking address"),
+    ("198.51.100.1", "a documentation address"),
+    ("203.0.113.1", "a documentation address"),
+    ("224.0.0.1", "a multicast address"),
+    ("240.0.0.1", "a reserved address"),
+    ("::", "an unspecified address"),
+    ("::1", "a loopback address"),
+    ("::5", "an IPv4-compatible address"),
+    ("64:ff9b:1::1", "a local-use NAT64 address"),
+    ("100::1", "a discard-only address"),
+    ("2001::1", "a Teredo address"),
+    ("2001:2::1", "an IETF protocol assignment address"),
+    ("2001:db8::1", "a documentation address"),
+    ("3fff::1", "a documentation address"),
+    ("fc00::1", "a private address"),
+    ("fe80::1", "a link-local address"),
+    ("fec0::1", "a site-local address"),
+    ("ff02::1", "a multicast address"),
+]
+
+
+@pytest.fixture
+def everything_global(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Python whose ipaddress calls every address public: only the guard's list is left."""
+    monkeypatch.setattr(ssrf, "_FALLBACK_CHECKS", ())
+    for cls in (ipaddress.IPv4Address, ipaddress.IPv6Address):
+        monkeypatch.setattr(cls, "is_global", property(lambda self: True))
+
+
+@pytest.mark.parametrize(("address", "reason"), LISTED)
+def test_the_list_alone_refuses_every_range_it_names(
+    everything_global: None, address: str, reason: str
+) -> None:
+    assert ssrf._blocked(ipaddress.ip_address(address)) == f"{reason} {address}"
+
+
+@pytest.mark.parametrize("address", ["8.8.8.8", "2606:4700::1111", "192.88.100.1", "fe00::1"])
+def test_the_list_alone_lets_public_addresses_through(
+    everything_global: None, address: str
+) -> None:
+    assert ssrf._blocked(ipaddress.ip_address(address)) is None
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("0.0.0.0", "an unspecified address"),
+        ("::", "an unspecified address"),
+        ("127.0.0.1", "a loopback address"),
+        ("::1", "a loopback address"),
+        ("169.254.0.1", "a link-local address"),
+        ("fe80::1", "a link-local address"),
+        ("224.0.0.1", "a multicast address"),
+        ("ff02::1", "a multicast address"),
+        ("10.0.0.1", "a private address"),
+        ("fc00::1", "a private address"),
+        ("4::1", "a reserved address"),
+        ("100.64.0.1", "a non-public address"),
+        ("8.8.8.8", None),
+    ],
+)
+def test_ipaddress_alone_catches_what_the_list_does_not_name(
+    monkeypatch: pytest.MonkeyPatch, address: str, reason: str | None
+) -> None:
+    monkeypatch.setattr(ssrf, "BLOCKED_NETWORKS", ())
+    expected = None if reason is None else f"{reason} {address}"
+    assert ssrf._blocked(ipaddress.ip_address(address)) == expected
