@@ -207,7 +207,7 @@ class TestSendMessage:
         assert info["metadata"]["taskId"] == first["id"]
         assert TaskMessage.objects.filter(task_id=first["id"]).count() == len(first["history"])
 
-    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "not-a-uuid"])
+    @pytest.mark.parametrize("task_id", ["5b7e9a1c-2d4f-4a6b-8c0e-3f5a7b9c1d2e", "not-a-uuid"])
     def test_follow_up_to_unknown_task_is_not_found(self, rpc, task_id):
         error = error_of(send(rpc, "x", taskId=task_id), -32001)
         assert error_info(error)["metadata"]["taskId"] == task_id
@@ -504,7 +504,9 @@ class TestGetTask:
         as_string = rpc("GetTask", {"id": task["id"], "historyLength": "2"})["result"]
         assert as_string["history"] == full["history"][-2:]
 
-    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "garbage", "' OR 1=1 --"])
+    @pytest.mark.parametrize(
+        "task_id", ["7d9f1b3c-4e6a-4c8d-9e0f-5a7b9c1d3e4f", "garbage", "' OR 1=1 --"]
+    )
     def test_unknown_or_malformed_id_is_not_found(self, rpc, task_id):
         error = error_of(rpc("GetTask", {"id": task_id}), -32001)
         info = error_info(error)
@@ -788,7 +790,7 @@ class TestCancelTask:
         after = Task.objects.get(pk=task["id"])
         assert (after.state, after.status_timestamp) == (before.state, before.status_timestamp)
 
-    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "nope"])
+    @pytest.mark.parametrize("task_id", ["9f1b3d5e-6a8c-4e0f-8a2b-7c9d1e3f5a6b", "nope"])
     def test_unknown_task(self, rpc, task_id):
         error = error_of(rpc("CancelTask", {"id": task_id}), -32001)
         assert error_info(error)["metadata"]["taskId"] == task_id
@@ -812,7 +814,7 @@ class TestNotSupported:
         ("method", "params"),
         [
             ("SendStreamingMessage", {"message": user_message("x")}),
-            ("SubscribeToTask", {"id": str(uuid.uuid4())}),
+            ("SubscribeToTask", {"id": "1b3d5f7a-8c0e-4a2b-9c4d-9e1f3a5b7c8d"}),
         ],
     )
     def test_streaming(self, rpc, method, params):
