@@ -95,32 +95,60 @@ class TestEnvelope:
         assert response.status_code == 200
         data = response.json()
         assert data["error"]["code"] == -32600
+        assert data["error"]["message"] == "Batch requests are not supported"
         assert data["id"] is None
 
     @pytest.mark.parametrize(
-        ("payload", "echoed"),
+        ("payload", "echoed", "message"),
         [
-            ({"id": 3, "method": "GetTask", "params": {"id": "x"}}, 3),
-            ({"jsonrpc": "1.0", "id": 4, "method": "GetTask"}, 4),
-            ({"jsonrpc": "2.0", "id": "five", "params": {}}, "five"),
-            ({"jsonrpc": "2.0", "id": 6, "method": 17}, 6),
-            ({"jsonrpc": "2.0", "id": 7, "method": "GetTask", "params": ["x"]}, 7),
-            ({"jsonrpc": "2.0", "id": 8, "method": "GetTask", "params": "x"}, 8),
-            ({"jsonrpc": "2.0", "method": "GetTask", "params": {"id": "x"}}, None),
-            ({"jsonrpc": "2.0", "id": True, "method": "GetTask"}, None),
-            ({"jsonrpc": "2.0", "id": [1], "method": "GetTask"}, None),
+            ({"id": 3, "method": "GetTask", "params": {"id": "x"}}, 3, 'jsonrpc must be "2.0"'),
+            ({"jsonrpc": "1.0", "id": 4, "method": "GetTask"}, 4, 'jsonrpc must be "2.0"'),
+            (
+                {"jsonrpc": "2.0", "id": "five", "params": {}},
+                "five",
+                "method must be a non-empty string",
+            ),
+            ({"jsonrpc": "2.0", "id": 6, "method": 17}, 6, "method must be a non-empty string"),
+            (
+                {"jsonrpc": "2.0", "id": 7, "method": "GetTask", "params": ["x"]},
+                7,
+                "params must be a JSON object",
+            ),
+            (
+                {"jsonrpc": "2.0", "id": 8, "method": "GetTask", "params": "x"},
+                8,
+                "params must be a JSON object",
+            ),
+            (
+                {"jsonrpc": "2.0", "method": "GetTask", "params": {"id": "x"}},
+                None,
+                "id is required: A2A does not define notifications",
+            ),
+            (
+                {"jsonrpc": "2.0", "id": True, "method": "GetTask"},
+                None,
+                "id must be a string or a number",
+            ),
+            (
+                {"jsonrpc": "2.0", "id": [1], "method": "GetTask"},
+                None,
+                "id must be a string or a number",
+            ),
         ],
     )
-    def test_invalid_envelopes_are_invalid_request(self, client, payload, echoed):
+    def test_invalid_envelopes_are_invalid_request(self, client, payload, echoed, message):
         response = post(client, json.dumps(payload))
         assert response.status_code == 200
         data = response.json()
         assert data["error"]["code"] == -32600
+        assert data["error"]["message"] == message
         assert data["id"] == echoed
 
     def test_json_scalar_is_invalid_request(self, client):
         response = post(client, "42")
-        assert response.json()["error"]["code"] == -32600
+        assert response.status_code == 200
+        error = response.json()["error"]
+        assert (error["code"], error["message"]) == (-32600, "The request must be a JSON object")
 
     @pytest.mark.parametrize("request_id", ["req-abc", 42, 0, 3.5])
     def test_unknown_method_echoes_the_id(self, client, request_id):
@@ -129,7 +157,8 @@ class TestEnvelope:
         data = response.json()
         assert data["id"] == request_id
         assert data["error"]["code"] == -32601
-        assert "tasks/frobnicate" in data["error"]["message"]
+        assert data["error"]["message"] == "Method 'tasks/frobnicate' not found"
+        assert "data" not in data["error"]  # a standard JSON-RPC error: no ErrorInfo
 
     @pytest.mark.parametrize("request_id", ["abc-123", 987654321, -1])
     def test_string_and_numeric_ids_are_echoed_on_success(self, rpc, conformance_mode, request_id):
@@ -163,6 +192,7 @@ class TestEnvelope:
         body = rpc("GetTask", {"id": "x"}, request_id="boom")
         assert body["id"] == "boom"
         assert body["error"]["code"] == -32603
+        assert body["error"]["message"] == "Internal error"
         assert "secret internals" not in json.dumps(body)
 
 
@@ -229,7 +259,9 @@ class TestTransport:
         assert response.status_code == 405
         assert response["Allow"] == "POST"
         assert response["Content-Type"] == "application/json"
-        assert response.json()["error"]["code"] == -32600
+        error = response.json()["error"]
+        assert error["code"] == -32600
+        assert error["message"] == "The JSON-RPC endpoint accepts POST only"
 
     @pytest.mark.parametrize("path", ["/a2a/jsonrpc", "/a2a/jsonrpc/"])
     def test_both_paths_answer(self, client, path, conformance_mode):
@@ -300,6 +332,17 @@ class TestVersions:
         assert info["domain"] == "a2a-protocol.org"
         assert info["metadata"]["supportedVersions"] == "0.3, 1.0"
         assert info["metadata"]["requestedVersion"] == version
+        assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize("version", ["1.0", " 1.0.2 "])
+    def test_a_v0_3_method_under_1_0_is_not_found(self, rpc, version):
+        body = rpc("message/send", {}, headers={"A2A-Version": version}, request_id="old")
+        assert body["id"] == "old"
+        assert body["error"] == {
+            "code": -32601,
+            "message": f"'message/send' is a v0.3 method; A2A-Version {version.strip()} "
+            "has no such method",
+        }
         assert Task.objects.count() == 0
 
     def test_query_parameter(self, client, conformance_mode):
