@@ -147,6 +147,9 @@ class TestSendMessage:
         response = post(client, "/message:send", raw="hello", content_type="text/plain")
         error = rest_error(response, 415, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED")
         assert error_info(error)["metadata"] == {"contentType": "text/plain"}
+        assert error["message"] == (
+            "Content-Type must be application/json or application/a2a+json (got text/plain)"
+        )
         assert Task.objects.count() == 0
 
     def test_bad_json_is_400(self, client):
@@ -213,7 +216,34 @@ class TestSendMessage:
         response = send(client, "x" * 500)
         error = rest_error(response, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
         assert error_info(error)["metadata"] == {"maxBytes": "200"}
+        assert error["message"] == "Request body exceeds the limit of 200 bytes"
         assert Task.objects.count() == 0
+
+    def test_a_body_at_the_limit_is_read(self, client, settings, conformance_mode):
+        body = json.dumps({"message": user_message("x")})
+        settings.A2A_APP = {**settings.A2A_APP, "MAX_REQUEST_BYTES": len(body)}
+        assert ok(post(client, "/message:send", raw=body))["task"]
+        settings.A2A_APP = {**settings.A2A_APP, "MAX_REQUEST_BYTES": len(body) - 1}
+        too_large = post(client, "/message:send", raw=body)
+        rest_error(too_large, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
+
+    @pytest.mark.parametrize(
+        "raw",
+        [
+            b'{"message": {"parts": [{"text": "a\x00b"}]}}',
+            b'{"message": {"parts": [{"text": "a\\u0000b"}]}}',
+            b'{"message": {"parts": [{"text": "a\\\\\\u0000b"}]}}',
+        ],
+    )
+    def test_nul_is_refused_with_the_reason(self, client, raw):
+        error = rest_error(post(client, "/message:send", raw=raw), 400, "INVALID_ARGUMENT")
+        assert error["message"] == "Strings must not contain NUL (U+0000) characters"
+        assert Task.objects.count() == 0
+
+    def test_an_escaped_backslash_before_u0000_is_no_nul(self, client, conformance_mode):
+        raw = json.dumps({"message": user_message("a\\u0000b")})
+        task = ok(post(client, "/message:send", raw=raw))["task"]
+        assert task["history"][0]["parts"][0]["text"] == "a\\u0000b"
 
     def test_post_routes_need_no_csrf_token(self, conformance_mode):
         strict = Client(enforce_csrf_checks=True)
@@ -587,7 +617,8 @@ class TestPushConfigs:
         task = new_task(client, "input hook")
         path = f"{REST}/tasks/{task['id']}/pushNotificationConfigs{suffix}"
         response = getattr(client, method)(path, "{}", content_type="application/json")
-        rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        error = rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        assert error["message"] == f"{method.upper()} is not allowed here"
         assert response["Allow"] == allow
 
 
@@ -632,7 +663,8 @@ class TestRoutes:
     )
     def test_wrong_method_is_405_with_allow(self, client, method, path, allow):
         response = getattr(client, method)(REST + path)
-        rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        error = rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        assert error["message"] == f"{method.upper()} is not allowed here"
         assert response["Allow"] == allow
 
     @pytest.mark.usefixtures("conformance_mode")
@@ -640,7 +672,13 @@ class TestRoutes:
     def test_unsupported_version_header(self, client, version):
         response = send(client, "v", headers={"A2A-Version": version})
         error = rest_error(response, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")
-        assert error_info(error)["metadata"]["requestedVersion"] == version
+        assert error_info(error)["metadata"] == {
+            "requestedVersion": version,
+            "supportedVersions": "0.3, 1.0",
+        }
+        assert error["message"] == (
+            f"A2A-Version '{version}' is not supported; supported versions: 0.3, 1.0"
+        )
         rest_error(
             get(client, "/tasks", **{"A2A-Version": version}),
             400,
@@ -677,6 +715,13 @@ class TestRoutes:
             send(client, "e"), 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED"
         )
         assert error_info(error)["metadata"] == {"extension": uri}
+        assert error["message"] == (
+            f"This agent requires extension {uri}; send it in the A2A-Extensions header"
+        )
+        # Requested among others, spaces around: activated, and only it is echoed.
+        response = send(client, "e", headers={"A2A-Extensions": f" urn:other , {uri} ,"})
+        assert ok(response)["task"]["status"]["state"] == COMPLETED
+        assert response["A2A-Extensions"] == uri
         response = send(client, "e", headers={"A2A-Extensions": uri})
         assert ok(response)["task"]["status"]["state"] == COMPLETED
         assert response["A2A-Extensions"] == uri
@@ -927,7 +972,10 @@ class TestStreamsUnderWsgi:
         task = new_task(client, "input wait")
         response = getattr(client, method)(f"{REST}/tasks/{task['id']}:subscribe")
         error = rest_error(response, 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION")
-        assert "ASGI" in error["message"]
+        assert error["message"] == (
+            "Streaming needs the site to be served by an ASGI server "
+            "(capabilities.streaming is false here)"
+        )
 
     def test_stream_is_unsupported(self, client):
         response = post(client, "/message:stream", {"message": user_message("hello")})
