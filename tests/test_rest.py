@@ -157,14 +157,33 @@ class TestSendMessage:
         error = rest_error(response, 400, "INVALID_ARGUMENT")
         assert "JSON" in error["message"]
 
-    @pytest.mark.parametrize("raw", ["[]", '"text"', "42", ""])
-    def test_a_body_that_is_not_an_object_is_400(self, client, raw):
+    @pytest.mark.parametrize(
+        ("raw", "message"),
+        [
+            ("[]", "The request body must be a JSON object"),
+            ('"text"', "The request body must be a JSON object"),
+            ("42", "The request body must be a JSON object"),
+            ("null", "The request body must be a JSON object"),
+            ("", "A JSON request body is required"),
+            (" \n", "A JSON request body is required"),
+        ],
+    )
+    def test_a_body_that_is_not_an_object_is_400(self, client, raw, message):
         # generic(): the test client's post() leaves an empty body's Content-Type out.
         response = client.generic(
             "POST", f"{REST}/message:send", raw, CONTENT_TYPE="application/json"
         )
-        rest_error(response, 400, "INVALID_ARGUMENT")
+        error = rest_error(response, 400, "INVALID_ARGUMENT")
+        assert error["message"] == message
         assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize("raw", ["", "null", " "])
+    def test_an_optional_body_may_be_empty_or_null(self, client, conformance_mode, raw):
+        task = new_task(client, "input cancel me")
+        response = client.generic(
+            "POST", f"{REST}/tasks/{task['id']}:cancel", raw, CONTENT_TYPE="application/json"
+        )
+        assert ok(response)["status"]["state"] == "TASK_STATE_CANCELED"
 
     def test_empty_parts_name_the_field(self, client):
         response = post(client, "/message:send", {"message": user_message("x", parts=[])})
@@ -391,12 +410,22 @@ class TestListTasks:
         response = get(client, "/tasks", {"contextId": "c", "includeArtifacts": value})
         error = rest_error(response, 400, "INVALID_ARGUMENT")
         assert violated_fields(error) == ["includeArtifacts"]
+        assert error["message"] == "includeArtifacts: must be true or false"
 
     def test_repeated_boolean_is_400(self, client, conformance_mode):
         response = client.get(
             f"{REST}/tasks?contextId=c&includeArtifacts=true&includeArtifacts=false"
         )
-        rest_error(response, 400, "INVALID_ARGUMENT")
+        error = rest_error(response, 400, "INVALID_ARGUMENT")
+        assert error["message"] == "includeArtifacts: must be true or false"
+
+    def test_nul_in_the_query_names_the_parameter(self, client, conformance_mode):
+        error = rest_error(get(client, "/tasks", {"contextId": "a\x00b"}), 400, "INVALID_ARGUMENT")
+        assert violated_fields(error) == ["contextId"]
+        assert error["message"] == "contextId: must not contain NUL characters"
+        repeated = client.get(f"{REST}/tasks?contextId=a&contextId=b%00")
+        error = rest_error(repeated, 400, "INVALID_ARGUMENT")
+        assert violated_fields(error) == ["contextId"]
 
     def test_status_timestamp_after_is_inclusive(self, client, listed_context):
         context, tasks = listed_context
@@ -635,7 +664,9 @@ class TestRoutes:
         for response in (client.get(REST + path), client.post(REST + path)):
             assert response["Content-Type"] == "application/json"
             error = rest_error(response, 404, "NOT_FOUND")
-            assert path in error["message"] or path in ("", "/")
+            assert error["message"] == (
+                f"No A2A REST route {response.request['REQUEST_METHOD']} {REST}{path}"
+            )
 
     @pytest.mark.parametrize(
         ("method", "path", "allow"),
