@@ -41,9 +41,8 @@ TARGETS: dict[str, list[str]] = {
     "a2a_app/bindings/jsonrpc.py": ["tests/test_jsonrpc.py", "tests/test_input_limits.py"],
     "a2a_app/bindings/rest.py": ["tests/test_rest.py"],
     "a2a_app/bindings/rest_v03.py": ["tests/test_rest_v03.py"],
-    "a2a_app/core/updates.py": ["tests/test_tasks.py"],
     "a2a_app/protocol/jsonrpc_envelope.py": ["tests/test_protocol.py"],
-    "a2a_app/protocol/types.py": ["tests/test_protocol.py"],
+    "a2a_app/protocol/states.py": ["tests/test_state_machine.py"],
     "a2a_app/protocol/versions.py": ["tests/test_protocol.py"],
     "a2a_app/skills/routing.py": ["tests/test_routing.py", "tests/test_routing_boundaries.py", "tests/test_routing_fallback.py", "tests/test_routing_round3.py"],  # noqa: E501
 }
