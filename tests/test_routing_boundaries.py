@@ -12,7 +12,10 @@ from a2a_app.skills.routing import (
     EXAMPLE_WEIGHT,
     NAME_WEIGHT,
     TYPO_FACTOR,
+    _form_words,
     _Index,
+    _is_temporal,
+    _object_of_generic_verb,
     _one_typo,
     _separable,
     stem,
@@ -151,3 +154,85 @@ class TestIndex:
         assert index.matches("menu") == {0: NAME_WEIGHT}
         # A typed word of 5 letters may be a typo of a known word of 4.
         assert index.misspelt("meenu") == {0: NAME_WEIGHT * TYPO_FACTOR}
+
+
+class TestGenericVerbObjects:
+    """What a generic verb asks for, by where the verb stands around the article."""
+
+    @pytest.mark.parametrize(
+        ("text", "thing", "is_object"),
+        [
+            ("book a taxi", "taxi", True),  # the verb right before the article
+            ("book me a taxi", "taxi", True),  # a pronoun between
+            ("please book us a taxi", "taxi", True),
+            ("book for me a taxi", "taxi", False),  # the verb three words back
+            ("me a taxi", "taxi", False),  # a pronoun, no verb
+            ("a taxi", "taxi", False),
+            ("ein hotelzimmer buchen", "hotelzimmer", True),  # German: the verb after
+            ("ein hotelzimmer heute buchen", "hotelzimmer", False),  # not right after
+            ("ein hotelzimmer", "hotelzimmer", False),
+            ("a taxi book", "taxi", True),
+            ("find them the hotel", "hotel", True),
+        ],
+    )
+    def test_object_of_a_generic_verb(self, text, thing, is_object):
+        tokens = text.split()
+        assert _object_of_generic_verb(tokens, tokens.index(thing)) is is_object
+
+
+class TestTemporalWords:
+    @pytest.mark.parametrize(
+        ("word", "temporal"),
+        [
+            ("saturday", True),
+            ("saturdays", True),  # the plural
+            ("samstags", True),
+            ("ssaturday", False),
+            ("am", True),  # a preposition of a time
+            ("ams", False),
+            ("uhr", True),
+            ("table", False),
+            ("s", False),
+        ],
+    )
+    def test_is_temporal(self, word, temporal):
+        assert _is_temporal(word) is temporal
+
+
+class TestFormWords:
+    def test_names_labels_and_choices_in_each_language(self, settings):
+        from django import forms
+
+        class Booking(forms.Form):
+            guest_count = forms.IntegerField()
+            seating_area = forms.ChoiceField(
+                label="Where to sit",
+                choices=[("in", "Inside"), ("Outdoors", [("garden", "Garden"), ("roof", "Roof")])],
+            )
+
+        settings.LANGUAGES = [("en", "English")]
+        settings.LANGUAGE_CODE = "en"
+        assert _form_words(Booking) == [
+            "guest count",
+            "Guest count",
+            "seating area",
+            "Where to sit",
+            "Inside",
+            "Garden",
+            "Roof",
+        ]
+
+    def test_a_date_field_brings_the_words_of_a_time(self, settings):
+        from django import forms
+
+        class When(forms.Form):
+            day = forms.DateField(label="Day")
+
+        settings.LANGUAGES = [("en", "English")]
+        settings.LANGUAGE_CODE = "en"
+        texts = _form_words(When)
+        assert texts[0].split()[:3] == ["today", "tonight", "tomorrow"]
+        assert texts[1:] == ["day", "Day"]
+
+    def test_no_form_fields_no_words(self):
+        assert _form_words(object()) == []
