@@ -117,7 +117,9 @@ def run_module(module: str, tests: list[str], max_children: int | None) -> Score
     if max_children:
         command += ["--max-children", str(max_children)]
     print(f"--- {module}: mutmut run in {work.relative_to(ROOT)}", flush=True)
-    subprocess.run(command, cwd=work, env=env, check=True)
+    if subprocess.run(command, cwd=work, env=env).returncode != 0:
+        # mutmut stops when the tests fail without any mutant (or cannot be collected).
+        raise SystemExit(f"mutmut run failed for {module}; its output is above (in {work})")
     subprocess.run(
         [sys.executable, "-m", "mutmut", "export-cicd-stats"],
         cwd=work,
