@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
-from django.test import Client, RequestFactory, override_settings
+from django.test import AsyncClient, Client, RequestFactory, override_settings
 
 from a2a_app.bindings import jsonrpc
 from a2a_app.models import Task
@@ -540,3 +540,47 @@ class TestAuthentication:
         with with_a2a_settings(AUTHENTICATION_CLASSES=[]):
             task = start(rpc, {"Authorization": basic("alice", "wrong")}, text="hi")
         assert Task.objects.get(pk=task["id"]).owner == ""
+
+
+# --- streams: each frame a JSON-RPC response to the request -------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("conformance_mode")
+class TestStreamFrames:
+    @pytest.mark.parametrize("request_id", ["s-1", 7])
+    def test_every_frame_answers_the_request(self, request_id):
+        from tests.test_streaming import open_stream, run, send_params
+
+        async def scenario():
+            stream = await open_stream(
+                AsyncClient(), "SendStreamingMessage", send_params("hello"), request_id=request_id
+            )
+            await stream.rest()
+            return stream.data
+
+        frames = run(scenario())
+        assert [f["id"] for f in frames] == [request_id] * len(frames)
+        assert [f["jsonrpc"] for f in frames] == ["2.0"] * len(frames)
+        # v1.0 events: one member naming the event (no v0.3 "kind").
+        assert list(frames[0]["result"]) == ["task"]
+        last = frames[-1]["result"]["statusUpdate"]
+        assert last["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    def test_a_v0_3_stream_speaks_v0_3(self):
+        from tests.test_streaming import open_stream, run
+        from tests.test_v03_jsonrpc import message as v03_message
+
+        async def scenario():
+            stream = await open_stream(
+                AsyncClient(), "message/stream", {"message": v03_message("hello")}, request_id=3
+            )
+            while await stream.frame() is not None:
+                pass
+            return stream.data
+
+        frames = run(scenario())
+        assert {f["id"] for f in frames} == {3}
+        assert frames[0]["result"]["kind"] == "task"
+        assert frames[-1]["result"]["kind"] == "status-update"
+        assert frames[-1]["result"]["status"]["state"] == "completed"
