@@ -567,6 +567,27 @@ class TestStreamFrames:
         last = frames[-1]["result"]["statusUpdate"]
         assert last["status"]["state"] == "TASK_STATE_COMPLETED"
 
+    def test_a_stream_names_the_extensions_it_activated(self, settings):
+        from tests.test_streaming import apost, run
+
+        uri = "https://example.com/ext/optional"
+        settings.A2A_APP = {**settings.A2A_APP, "EXTENSIONS": [{"uri": uri}]}
+
+        async def scenario():
+            response = await apost(
+                AsyncClient(),
+                "SendStreamingMessage",
+                {"message": user_message("hello")},
+                headers={"A2A-Extensions": uri},
+            )
+            async for _ in response.streaming_content:
+                pass
+            return response
+
+        response = run(scenario())
+        assert response["Content-Type"] == "text/event-stream"
+        assert response["A2A-Extensions"] == uri
+
     def test_a_v0_3_stream_speaks_v0_3(self):
         from tests.test_streaming import open_stream, run
         from tests.test_v03_jsonrpc import message as v03_message

@@ -18,6 +18,7 @@ from a2a_app.skills.routing import (
     _object_of_generic_verb,
     _one_typo,
     _separable,
+    scores,
     stem,
     words,
 )
@@ -106,6 +107,8 @@ class TestTypos:
             ("tabl", "tablexx", False),  # three slips
             ("menuxx", "menu", False),  # two slips in words shorter than 7
             ("taable", "tabl", False),
+            ("tisch", "fisch1", False),  # a letter changed and one added
+            ("table", "ablet", False),  # a letter moved from the front to the end
         ],
     )
     def test_one_typo(self, a, b, typo):
@@ -234,5 +237,24 @@ class TestFormWords:
         assert texts[0].split()[:3] == ["today", "tonight", "tomorrow"]
         assert texts[1:] == ["day", "Day"]
 
+    def test_labels_are_read_in_each_site_language(self, settings):
+        from django import forms
+        from django.utils import translation
+        from django.utils.functional import lazy
+
+        class Greeting(forms.Form):
+            # A label that says which language it is read in.
+            hello = forms.CharField(label=lazy(translation.get_language, str)())
+
+        settings.LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+        settings.LANGUAGE_CODE = "en"
+        assert _form_words(Greeting) == ["hello", "en", "hello", "de"]
+
     def test_no_form_fields_no_words(self):
         assert _form_words(object()) == []
+
+
+def test_scores_are_rounded_to_three_places():
+    # "table" is in two of four skills: its weight log(5/2)/log(5) = 0.5693...
+    skills = [info("a", name="Table"), info("b", name="Big table"), info("c"), info("d")]
+    assert scores("table", skills) == {"a": 0.569, "b": 0.569, "c": 0.0, "d": 0.0}
