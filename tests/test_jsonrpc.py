@@ -545,6 +545,12 @@ class TestAuthentication:
 # --- streams: each frame a JSON-RPC response to the request -------------------------------
 
 
+def run_streams(scenario):
+    from tests.test_streaming import run
+
+    return run(scenario())
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("conformance_mode")
 class TestStreamFrames:
@@ -566,6 +572,24 @@ class TestStreamFrames:
         assert list(frames[0]["result"]) == ["task"]
         last = frames[-1]["result"]["statusUpdate"]
         assert last["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    def test_a_finished_stream_gives_its_slot_back(self, settings):
+        from tests.test_streaming import stream_all
+
+        settings.A2A_APP = {**settings.A2A_APP, "MAX_STREAMS_PER_CALLER": 1}
+
+        async def scenario():
+            client = AsyncClient()
+            return [
+                await stream_all(client, "SendStreamingMessage", {"message": user_message(t)})
+                for t in ("one", "two")
+            ]
+
+        first, second = run_streams(scenario)
+        for stream in (first, second):
+            assert stream.data[-1]["result"]["statusUpdate"]["status"]["state"] == (
+                "TASK_STATE_COMPLETED"
+            )
 
     def test_a_stream_names_the_extensions_it_activated(self, settings):
         from tests.test_streaming import apost, run
