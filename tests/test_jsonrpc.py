@@ -181,7 +181,7 @@ class TestEnvelope:
         body = rpc("GetExtendedAgentCard", None)
         assert body["error"]["code"] == -32004
 
-    def test_unexpected_exception_is_internal_error(self, rpc, monkeypatch):
+    def test_unexpected_exception_is_internal_error(self, rpc, monkeypatch, caplog):
         from a2a_app.bindings import operations as binding
 
         def explode(request, caller):
@@ -189,11 +189,29 @@ class TestEnvelope:
 
         exploding = binding.Method(binding.Operation(None, explode))
         monkeypatch.setitem(binding.V1, "GetTask", exploding)
-        body = rpc("GetTask", {"id": "x"}, request_id="boom")
+        with caplog.at_level("ERROR", logger="a2a_app"):
+            body = rpc("GetTask", {"id": "x"}, request_id="boom")
         assert body["id"] == "boom"
         assert body["error"]["code"] == -32603
         assert body["error"]["message"] == "Internal error"
         assert "secret internals" not in json.dumps(body)
+        # The operator learns what happened: the log has the exception.
+        [record] = [r for r in caplog.records if r.name == "a2a_app"]
+        assert record.getMessage() == "Unexpected error in JSON-RPC method"
+        assert "secret internals" in str(record.exc_info[1])
+
+    def test_an_operations_headers_go_with_its_answer(self, client, monkeypatch):
+        from a2a_app.bindings import operations as binding
+
+        def answer_it(params, caller):
+            return {"id": params["id"]}
+
+        headers = (("Cache-Control", "private"), ("Vary", "Authorization"))
+        method = binding.Method(binding.Operation(None, answer_it, headers=headers))
+        monkeypatch.setitem(binding.V1, "GetTask", method)
+        response = post(client, envelope("GetTask", {"id": "t-1"}, "h"))
+        assert response.json() == {"jsonrpc": "2.0", "id": "h", "result": {"id": "t-1"}}
+        assert (response["Cache-Control"], response["Vary"]) == ("private", "Authorization")
 
 
 # --- transport ----------------------------------------------------------------------------
