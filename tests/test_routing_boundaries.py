@@ -12,12 +12,15 @@ from a2a_app.skills.routing import (
     EXAMPLE_WEIGHT,
     NAME_WEIGHT,
     TYPO_FACTOR,
+    _examples_for,
     _form_words,
     _Index,
     _is_temporal,
+    _is_weak,
     _object_of_generic_verb,
     _one_typo,
     _separable,
+    fallback_text,
     scores,
     stem,
     words,
@@ -258,3 +261,52 @@ def test_scores_are_rounded_to_three_places():
     # "table" is in two of four skills: its weight log(5/2)/log(5) = 0.5693...
     skills = [info("a", name="Table"), info("b", name="Big table"), info("c"), info("d")]
     assert scores("table", skills) == {"a": 0.569, "b": 0.569, "c": 0.0, "d": 0.0}
+
+
+class TestFallbackText:
+    """The whole text of the fallback, not only its parts: a guest reads all of it."""
+
+    def test_no_skills(self):
+        assert fallback_text([], "en") == (
+            "Sorry, there is nothing I can do for you here right now."
+        )
+
+    def test_two_skills_two_examples(self):
+        skills = [
+            info("a", name="Book a table", examples=["A table for two tonight"]),
+            info("b", name="Menu", examples=["What is on the menu?"]),
+        ]
+        assert fallback_text(skills, "en") == (
+            "Sorry, I can't help with that. I can help with: Book a table, Menu. "
+            "For example: “A table for two tonight” or “What is on the menu?”."
+        )
+        assert fallback_text(skills, "en", greeting=True).startswith(
+            "Hello! I can help with: Book a table, Menu. For example: "
+        )
+
+    def test_one_example(self):
+        skills = [
+            info("a", name="Menu", examples=["What is on the menu?"]),
+            info("b", name="Hours"),
+        ]
+        assert fallback_text(skills, "en") == (
+            "Sorry, I can't help with that. I can help with: Menu, Hours. "
+            "For example: “What is on the menu?”."
+        )
+
+    def test_examples_come_from_different_skills_and_skip_references(self):
+        skills = [
+            info("a", name="Change", examples=["Change booking TD-7K3Q9X", "Move my booking"]),
+            info("b", name="Also", examples=["Move my booking"]),  # the same example again
+            info("c", name="Menu", examples=["What is on the menu?", "Vegan dishes?"]),
+        ]
+        assert _examples_for(skills, "en") == ["Move my booking", "What is on the menu?"]
+
+
+class TestWeakWords:
+    @pytest.mark.parametrize(
+        ("word", "weak"),
+        [("book", True), ("books", True), ("saturdays", True), ("sbook", False), ("taxi", False)],
+    )
+    def test_generic_verbs_and_days_are_weak(self, word, weak):
+        assert _is_weak(word) is weak
