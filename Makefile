@@ -94,11 +94,11 @@ tck: $(VENV)/.run-deps
 	@test -n "$(TCK_DIR)" || { echo "usage: make tck TCK_DIR=<a2a-tck checkout at 357c4a8>"; exit 2; }
 	$(PY) -m scripts.tck --tck-dir "$(TCK_DIR)" $(TCK_ARGS)
 
-# --- mutation testing (docs/testing.md) ------------------------------------------------------
+# --- mutation testing (scripts/mutation.py; docs/testing.md) ------------------------------
 .PHONY: mutation
 
-## mutmut on each module of scripts/mutation.py's TARGETS with its own tests; fails under 90 %
+## mutmut on the modules of scripts/mutation.py's TARGETS, each against its own tests; fails
+## when one scores under 90 %. One module: make mutation MUTATION_ARGS="--module <path>"
 mutation: $(VENV)/.dev-deps
-	$(PY) -m pip install --quiet 'mutmut>=3.3,<4'
 	$(PY) -m scripts.mutation $(MUTATION_ARGS)
 	$(PY) -m scripts.mutation_tables

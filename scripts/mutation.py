@@ -1,119 +1,203 @@
-"""Mutation testing: how many deliberate small bugs in a module its own tests catch (#18).
+"""Mutation testing of the modules whose every line decides protocol behaviour.
 
-``python -m scripts.mutation [MODULE ...]`` (``make mutation``) runs mutmut 3 on each module
-of ``TARGETS`` (all of them without arguments) with only the test files ``TARGETS`` names
-for it, and prints one line per module: mutants, killed, survived, score. It exits 1 when a
-module scores under ``THRESHOLD``. Surviving mutants that are equivalent (no test can tell
-them from the original) are listed and explained in docs/testing.md.
+``python -m scripts.mutation [--module PATH ...]`` (``make mutation``) runs mutmut 3 on each
+module of :data:`TARGETS` against the test files listed for it, prints a table
+module → mutants, killed, score, the surviving mutants' names, and exits non-zero when a
+module scores under :data:`THRESHOLD` percent.
 
-Each module runs in a scratch copy of the project (``var/mutation/<module>/``): mutmut
-writes its ``mutants/`` tree and its config beside the code, and the copy keeps both out
-of the work tree. ``--show`` prints the diff of every surviving mutant.
+mutmut 3 reads its configuration from ``pyproject.toml`` in the directory it runs in and
+has no command-line switch for the files to mutate or the tests to run. So each module
+gets a work directory of its own, ``mutants/<module>/`` (ignored by git, rebuilt on every
+run): a ``pyproject.toml`` that is the project's with ``[tool.mutmut]`` narrowed to the
+module and its tests, and symbolic links to the project's packages. Nothing in the
+checkout changes, and the work directory stays behind for a rerun by hand
+(docs/testing.md, "Mutation testing")::
 
-Needs mutmut (``pip install 'mutmut>=3.3,<4'``).
+    cd mutants/a2a_app.protocol.versions && rm -rf mutants && mutmut run && mutmut results
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
+import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRATCH = ROOT / "var" / "mutation"
+WORK = ROOT / "mutants"
 THRESHOLD = 90.0
 
-# Module → the test files that exercise it (fast ones: each mutant reruns them). One entry
-# a line, in path order, so that branches adding modules merge line by line.
+# Module → the test files that exercise it. One entry a line, in path order, so that
+# branches adding modules merge line by line (hence no formatter here).
 # fmt: off
 TARGETS: dict[str, list[str]] = {
     "a2a_app/authentication.py": ["tests/test_security.py", "tests/test_api_keys.py"],
     "a2a_app/bindings/auth.py": ["tests/test_security.py", "tests/test_api_keys.py"],
+    "a2a_app/bindings/http.py": ["tests/test_rest.py", "tests/test_jsonrpc.py"],
+    "a2a_app/bindings/jsonrpc.py": ["tests/test_jsonrpc.py", "tests/test_input_limits.py"],
+    "a2a_app/bindings/rest.py": ["tests/test_rest.py"],
+    "a2a_app/bindings/rest_v03.py": ["tests/test_rest_v03.py"],
     "a2a_app/bindings/security.py": ["tests/test_security.py"],
     "a2a_app/caller.py": ["tests/test_access.py", "tests/test_api_keys.py"],
     "a2a_app/core/limits.py": ["tests/test_limits.py", "tests/test_input_limits.py", "tests/test_history_limits.py"],  # noqa: E501
+    "a2a_app/protocol/jsonrpc_envelope.py": ["tests/test_protocol.py"],
+    "a2a_app/protocol/states.py": ["tests/test_state_machine.py"],
+    "a2a_app/protocol/versions.py": ["tests/test_protocol.py"],
     "a2a_app/push/policy.py": ["tests/test_push.py"],
     "a2a_app/push/signatures.py": ["tests/test_signatures.py"],
     "a2a_app/push/ssrf.py": ["tests/test_ssrf.py"],
+    "a2a_app/skills/routing.py": ["tests/test_routing.py", "tests/test_routing_boundaries.py", "tests/test_routing_fallback.py", "tests/test_routing_round3.py"],  # noqa: E501
 }
 # fmt: on
 
-#: What the tests need beside a2a_app and tests/ (templates, the demo site, skills).
-_ALSO_COPY = ["a2a_site", "templates", "skills", "scripts", "manage.py"]
-_COPY = ["a2a_app", "tests", "pyproject.toml", *_ALSO_COPY]
+# What the tests import or read besides the module's package (copied into mutmut's
+# sandbox, where the tests run).
+LINKED = ["a2a_app", "tests", "skills", "a2a_site", "templates", "manage.py"]
 
 
-def _prepare(module: str, tests: list[str]) -> Path:
-    """A fresh copy of the project with a mutmut config for ``module`` alone."""
-    workdir = SCRATCH / module.replace("/", "_").removesuffix(".py")
-    shutil.rmtree(workdir, ignore_errors=True)
-    workdir.mkdir(parents=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "db.sqlite3*")
-    for name in _COPY:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, workdir / name, ignore=ignore)
-        elif source.exists():
-            shutil.copy2(source, workdir / name)
-    lines = ["[mutmut]", "source_paths = a2a_app", f"only_mutate = {module}", "also_copy ="]
-    lines += [f"    {name}" for name in _ALSO_COPY]
-    # The cache plugin would write into the copy from every forked run; -x stops at the
-    # first failing test, which is all a killed mutant needs.
-    lines += ["pytest_add_cli_args =", "    -p", "    no:cacheprovider", "    -x"]
-    lines += ["pytest_add_cli_args_test_selection ="] + [f"    {test}" for test in tests]
-    (workdir / "setup.cfg").write_text("\n".join(lines) + "\n")
-    return workdir
+@dataclass(frozen=True)
+class Score:
+    module: str
+    mutants: int
+    killed: int
+    timeout: int
+    suspicious: int
+    survived: int
+    no_tests: int
+    skipped: int
+    survivors: tuple[str, ...]
+
+    @property
+    def percent(self) -> float:
+        """mutmut's own score (its ``badge`` command): killed and timed-out mutants among
+        those it tested; a mutant no test reaches counts against it."""
+        tested = self.mutants - self.skipped
+        return 100.0 if tested <= 0 else 100.0 * (self.killed + self.timeout) / tested
 
 
-def _mutmut(workdir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "mutmut", *args]
-    return subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
+def work_dir(module: str) -> Path:
+    return WORK / module.removesuffix(".py").replace("/", ".")
 
 
-def run_module(module: str, max_children: int, show: bool) -> dict[str, float | int]:
-    workdir = _prepare(module, TARGETS[module])
-    done = _mutmut(workdir, "run", "--max-children", str(max_children))
-    if done.returncode != 0:
-        tail = (done.stdout + done.stderr)[-3000:]
-        raise SystemExit(f"mutmut failed on {module}:\n{tail}")
-    _mutmut(workdir, "export-cicd-stats")
-    stats = json.loads((workdir / "mutants" / "mutmut-cicd-stats.json").read_text())
-    tested = stats["total"] - stats["skipped"]
-    caught = stats["killed"] + stats["timeout"]
-    stats["score"] = 100.0 * caught / tested if tested else 100.0
-    if show:
-        listing = _mutmut(workdir, "results").stdout.split()
-        for name in (word.rstrip(":") for word in listing if word.startswith("a2a_app.")):
-            print(_mutmut(workdir, "show", name).stdout)
-    return stats
+def mutmut_config(module: str, tests: list[str]) -> dict:
+    """The project's ``[tool.mutmut]`` narrowed to one module and its tests."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return {
+        **project["tool"]["mutmut"],
+        "only_mutate": [module],
+        "pytest_add_cli_args_test_selection": tests,
+    }
+
+
+def toml_value(value: object) -> str:
+    # The values of [tool.mutmut] are strings, lists of strings, numbers and booleans:
+    # JSON writes each of them as TOML reads it.
+    return json.dumps(value)
+
+
+def prepare(module: str, tests: list[str]) -> Path:
+    """A fresh work directory for ``module``: the project's pyproject.toml with the
+    module's ``[tool.mutmut]``, and links to what the tests need."""
+    work = work_dir(module)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    # Drop the project's own [tool.mutmut] table, up to the next table.
+    pyproject = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[|\Z)", "", pyproject)
+    section = "\n".join(f"{k} = {toml_value(v)}" for k, v in mutmut_config(module, tests).items())
+    (work / "pyproject.toml").write_text(f"{pyproject.rstrip()}\n\n[tool.mutmut]\n{section}\n")
+    for name in LINKED:
+        if (ROOT / name).exists():
+            (work / name).symlink_to(ROOT / name)
+    return work
+
+
+def run_module(module: str, tests: list[str], max_children: int | None) -> Score:
+    work = prepare(module, tests)
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    command = [sys.executable, "-m", "mutmut", "run"]
+    if max_children:
+        command += ["--max-children", str(max_children)]
+    print(f"--- {module}: mutmut run in {work.relative_to(ROOT)}", flush=True)
+    if subprocess.run(command, cwd=work, env=env).returncode != 0:
+        # mutmut stops when the tests fail without any mutant (or cannot be collected).
+        raise SystemExit(f"mutmut run failed for {module}; its output is above (in {work})")
+    subprocess.run(
+        [sys.executable, "-m", "mutmut", "export-cicd-stats"],
+        cwd=work,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    stats = json.loads((work / "mutants" / "mutmut-cicd-stats.json").read_text())
+    listing = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results"],
+        cwd=work,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    # "    <mutant>: <status>", for every mutant not killed.
+    survivors = tuple(
+        f"{name.strip()} ({status.strip()})"
+        for name, _, status in (line.rpartition(": ") for line in listing.splitlines())
+        if name and status.strip() not in {"killed", "timeout"}
+    )
+    return Score(
+        module=module,
+        mutants=stats["total"],
+        killed=stats["killed"],
+        timeout=stats["timeout"],
+        suspicious=stats["suspicious"],
+        survived=stats["survived"],
+        no_tests=stats["no_tests"],
+        skipped=stats["skipped"],
+        survivors=survivors,
+    )
+
+
+def table(scores: list[Score]) -> str:
+    rows = [
+        "| module | mutants | killed | timeout | suspicious | survived | no tests | score |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    rows += [
+        f"| {s.module} | {s.mutants} | {s.killed} | {s.timeout} | {s.suspicious} "
+        f"| {s.survived} | {s.no_tests} | {s.percent:.1f} % |"
+        for s in scores
+    ]
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("modules", nargs="*", help="module paths (default: all of TARGETS)")
-    parser.add_argument("--max-children", type=int, default=2, help="mutants run at once")
-    parser.add_argument("--show", action="store_true", help="print surviving mutants")
-    options = parser.parse_args(argv)
-    unknown = [m for m in options.modules if m not in TARGETS]
-    if unknown:
-        parser.error(f"not in TARGETS: {', '.join(unknown)}")
-    failed = []
-    print(f"{'module':40} {'mutants':>7} {'killed':>7} {'survived':>8} {'score':>7}")
-    for module in options.modules or list(TARGETS):
-        stats = run_module(module, options.max_children, options.show)
-        caught = stats["killed"] + stats["timeout"]
-        missed = stats["survived"] + stats["no_tests"] + stats["suspicious"]
-        print(
-            f"{module:40} {stats['total']:>7} {caught:>7} {missed:>8} {stats['score']:>6.1f}%",
-            flush=True,
-        )
-        if stats["score"] < THRESHOLD:
-            failed.append(module)
-    if failed:
-        print(f"under {THRESHOLD:.0f} %: {', '.join(failed)}")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--module",
+        action="append",
+        choices=sorted(TARGETS),
+        metavar="PATH",
+        help="a module of the table (repeatable; default: all of them)",
+    )
+    parser.add_argument("--max-children", type=int, help="mutmut's parallel workers")
+    args = parser.parse_args(argv)
+    modules = args.module or sorted(TARGETS)
+    scores = [run_module(m, TARGETS[m], args.max_children) for m in modules]
+    for score in scores:
+        if score.survivors:
+            print(f"\nSurvivors in {score.module}:")
+            print("\n".join(f"  {name}" for name in score.survivors))
+    print()
+    print(table(scores))
+    failing = [s.module for s in scores if s.percent < THRESHOLD]
+    if failing:
+        print(f"\nUnder {THRESHOLD:.0f} %: {', '.join(failing)}")
         return 1
     return 0
 

@@ -13,6 +13,7 @@ import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -26,12 +27,29 @@ from django.test import Client, override_settings
 from a2a_app.core import notify
 from a2a_app.push import senders
 from a2a_app.testing import RecordingDispatcher, installed_skill, record_dispatch, reset_caches
-from tests.support import SCENARIO_TIMEOUT, Later
+from tests.support import SCENARIO_TIMEOUT, Later, service_missing
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _session_database() -> None:
+    """Give this pytest session an SQLite test database of its own.
+
+    The settings name one file per process; two sessions in one process (mutmut runs
+    pytest again and again in forks of one) or forked ones would share it and break each
+    other ("disk I/O error"). The servers and workers the integration tests start get the
+    file by ``DATABASE_URL`` (:func:`database_url`)."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"] != "django.db.backends.sqlite3":
+        return
+    name = f"a2a-app-test-{os.getpid()}-{secrets.token_hex(4)}.sqlite3"
+    db.setdefault("TEST", {})["NAME"] = str(Path(tempfile.gettempdir()) / name)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _session_database()
     # In-process code that enqueues (after commit, in transactional tests) talks to an
     # in-memory broker; tests that need a real worker start one with a real broker.
     from celery import current_app
@@ -316,9 +334,7 @@ def redis_server() -> Iterator[tuple[str, int]]:
 
     server = shutil.which("redis-server")
     if server is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI: redis-server is required")
-        pytest.skip("redis-server is not installed")
+        service_missing("redis-server is required and not installed")
     port = _free_port()
     process = subprocess.Popen(
         [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],

@@ -7,11 +7,13 @@ while a stream is open); the JSON-RPC error readers take a response body apart.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
+import pytest
 from django.db import connection
 
 JSON = dict[str, Any]
@@ -20,6 +22,15 @@ JSON = dict[str, Any]
 SCENARIO_TIMEOUT = 20.0
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 BAD_REQUEST = "type.googleapis.com/google.rpc.BadRequest"
+
+
+def service_missing(reason: str) -> NoReturn:
+    """A test that needs a service (Redis, redis-server, PostgreSQL, Chromium, a test-only
+    tool) which is not there: skipped on a developer machine, a failure in CI (``CI`` set),
+    where every test must run."""
+    if os.environ.get("CI"):
+        pytest.fail(f"CI: {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 class Later(threading.Thread):

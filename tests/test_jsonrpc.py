@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.handlers.wsgi import WSGIRequest
-from django.test import Client, RequestFactory, override_settings
+from django.test import AsyncClient, Client, RequestFactory, override_settings
 
 from a2a_app.bindings import jsonrpc
 from a2a_app.models import Task
@@ -95,32 +95,60 @@ class TestEnvelope:
         assert response.status_code == 200
         data = response.json()
         assert data["error"]["code"] == -32600
+        assert data["error"]["message"] == "Batch requests are not supported"
         assert data["id"] is None
 
     @pytest.mark.parametrize(
-        ("payload", "echoed"),
+        ("payload", "echoed", "message"),
         [
-            ({"id": 3, "method": "GetTask", "params": {"id": "x"}}, 3),
-            ({"jsonrpc": "1.0", "id": 4, "method": "GetTask"}, 4),
-            ({"jsonrpc": "2.0", "id": "five", "params": {}}, "five"),
-            ({"jsonrpc": "2.0", "id": 6, "method": 17}, 6),
-            ({"jsonrpc": "2.0", "id": 7, "method": "GetTask", "params": ["x"]}, 7),
-            ({"jsonrpc": "2.0", "id": 8, "method": "GetTask", "params": "x"}, 8),
-            ({"jsonrpc": "2.0", "method": "GetTask", "params": {"id": "x"}}, None),
-            ({"jsonrpc": "2.0", "id": True, "method": "GetTask"}, None),
-            ({"jsonrpc": "2.0", "id": [1], "method": "GetTask"}, None),
+            ({"id": 3, "method": "GetTask", "params": {"id": "x"}}, 3, 'jsonrpc must be "2.0"'),
+            ({"jsonrpc": "1.0", "id": 4, "method": "GetTask"}, 4, 'jsonrpc must be "2.0"'),
+            (
+                {"jsonrpc": "2.0", "id": "five", "params": {}},
+                "five",
+                "method must be a non-empty string",
+            ),
+            ({"jsonrpc": "2.0", "id": 6, "method": 17}, 6, "method must be a non-empty string"),
+            (
+                {"jsonrpc": "2.0", "id": 7, "method": "GetTask", "params": ["x"]},
+                7,
+                "params must be a JSON object",
+            ),
+            (
+                {"jsonrpc": "2.0", "id": 8, "method": "GetTask", "params": "x"},
+                8,
+                "params must be a JSON object",
+            ),
+            (
+                {"jsonrpc": "2.0", "method": "GetTask", "params": {"id": "x"}},
+                None,
+                "id is required: A2A does not define notifications",
+            ),
+            (
+                {"jsonrpc": "2.0", "id": True, "method": "GetTask"},
+                None,
+                "id must be a string or a number",
+            ),
+            (
+                {"jsonrpc": "2.0", "id": [1], "method": "GetTask"},
+                None,
+                "id must be a string or a number",
+            ),
         ],
     )
-    def test_invalid_envelopes_are_invalid_request(self, client, payload, echoed):
+    def test_invalid_envelopes_are_invalid_request(self, client, payload, echoed, message):
         response = post(client, json.dumps(payload))
         assert response.status_code == 200
         data = response.json()
         assert data["error"]["code"] == -32600
+        assert data["error"]["message"] == message
         assert data["id"] == echoed
 
     def test_json_scalar_is_invalid_request(self, client):
         response = post(client, "42")
-        assert response.json()["error"]["code"] == -32600
+        assert response.status_code == 200
+        error = response.json()["error"]
+        assert (error["code"], error["message"]) == (-32600, "The request must be a JSON object")
 
     @pytest.mark.parametrize("request_id", ["req-abc", 42, 0, 3.5])
     def test_unknown_method_echoes_the_id(self, client, request_id):
@@ -129,7 +157,8 @@ class TestEnvelope:
         data = response.json()
         assert data["id"] == request_id
         assert data["error"]["code"] == -32601
-        assert "tasks/frobnicate" in data["error"]["message"]
+        assert data["error"]["message"] == "Method 'tasks/frobnicate' not found"
+        assert "data" not in data["error"]  # a standard JSON-RPC error: no ErrorInfo
 
     @pytest.mark.parametrize("request_id", ["abc-123", 987654321, -1])
     def test_string_and_numeric_ids_are_echoed_on_success(self, rpc, conformance_mode, request_id):
@@ -152,7 +181,7 @@ class TestEnvelope:
         body = rpc("GetExtendedAgentCard", None)
         assert body["error"]["code"] == -32004
 
-    def test_unexpected_exception_is_internal_error(self, rpc, monkeypatch):
+    def test_unexpected_exception_is_internal_error(self, rpc, monkeypatch, caplog):
         from a2a_app.bindings import operations as binding
 
         def explode(request, caller):
@@ -160,10 +189,29 @@ class TestEnvelope:
 
         exploding = binding.Method(binding.Operation(None, explode))
         monkeypatch.setitem(binding.V1, "GetTask", exploding)
-        body = rpc("GetTask", {"id": "x"}, request_id="boom")
+        with caplog.at_level("ERROR", logger="a2a_app"):
+            body = rpc("GetTask", {"id": "x"}, request_id="boom")
         assert body["id"] == "boom"
         assert body["error"]["code"] == -32603
+        assert body["error"]["message"] == "Internal error"
         assert "secret internals" not in json.dumps(body)
+        # The operator learns what happened: the log has the exception.
+        [record] = [r for r in caplog.records if r.name == "a2a_app"]
+        assert record.getMessage() == "Unexpected error in JSON-RPC method"
+        assert "secret internals" in str(record.exc_info[1])
+
+    def test_an_operations_headers_go_with_its_answer(self, client, monkeypatch):
+        from a2a_app.bindings import operations as binding
+
+        def answer_it(params, caller):
+            return {"id": params["id"]}
+
+        headers = (("Cache-Control", "private"), ("Vary", "Authorization"))
+        method = binding.Method(binding.Operation(None, answer_it, headers=headers))
+        monkeypatch.setitem(binding.V1, "GetTask", method)
+        response = post(client, envelope("GetTask", {"id": "t-1"}, "h"))
+        assert response.json() == {"jsonrpc": "2.0", "id": "h", "result": {"id": "t-1"}}
+        assert (response["Cache-Control"], response["Vary"]) == ("private", "Authorization")
 
 
 # --- transport ----------------------------------------------------------------------------
@@ -229,7 +277,9 @@ class TestTransport:
         assert response.status_code == 405
         assert response["Allow"] == "POST"
         assert response["Content-Type"] == "application/json"
-        assert response.json()["error"]["code"] == -32600
+        error = response.json()["error"]
+        assert error["code"] == -32600
+        assert error["message"] == "The JSON-RPC endpoint accepts POST only"
 
     @pytest.mark.parametrize("path", ["/a2a/jsonrpc", "/a2a/jsonrpc/"])
     def test_both_paths_answer(self, client, path, conformance_mode):
@@ -300,6 +350,17 @@ class TestVersions:
         assert info["domain"] == "a2a-protocol.org"
         assert info["metadata"]["supportedVersions"] == "0.3, 1.0"
         assert info["metadata"]["requestedVersion"] == version
+        assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize("version", ["1.0", " 1.0.2 "])
+    def test_a_v0_3_method_under_1_0_is_not_found(self, rpc, version):
+        body = rpc("message/send", {}, headers={"A2A-Version": version}, request_id="old")
+        assert body["id"] == "old"
+        assert body["error"] == {
+            "code": -32601,
+            "message": f"'message/send' is a v0.3 method; A2A-Version {version.strip()} "
+            "has no such method",
+        }
         assert Task.objects.count() == 0
 
     def test_query_parameter(self, client, conformance_mode):
@@ -497,3 +558,92 @@ class TestAuthentication:
         with with_a2a_settings(AUTHENTICATION_CLASSES=[]):
             task = start(rpc, {"Authorization": basic("alice", "wrong")}, text="hi")
         assert Task.objects.get(pk=task["id"]).owner == ""
+
+
+# --- streams: each frame a JSON-RPC response to the request -------------------------------
+
+
+def run_streams(scenario):
+    from tests.test_streaming import run
+
+    return run(scenario())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("conformance_mode")
+class TestStreamFrames:
+    @pytest.mark.parametrize("request_id", ["s-1", 7])
+    def test_every_frame_answers_the_request(self, request_id):
+        from tests.test_streaming import open_stream, run, send_params
+
+        async def scenario():
+            stream = await open_stream(
+                AsyncClient(), "SendStreamingMessage", send_params("hello"), request_id=request_id
+            )
+            await stream.rest()
+            return stream.data
+
+        frames = run(scenario())
+        assert [f["id"] for f in frames] == [request_id] * len(frames)
+        assert [f["jsonrpc"] for f in frames] == ["2.0"] * len(frames)
+        # v1.0 events: one member naming the event (no v0.3 "kind").
+        assert list(frames[0]["result"]) == ["task"]
+        last = frames[-1]["result"]["statusUpdate"]
+        assert last["status"]["state"] == "TASK_STATE_COMPLETED"
+
+    def test_a_finished_stream_gives_its_slot_back(self, settings):
+        from tests.test_streaming import stream_all
+
+        settings.A2A_APP = {**settings.A2A_APP, "MAX_STREAMS_PER_CALLER": 1}
+
+        async def scenario():
+            client = AsyncClient()
+            return [
+                await stream_all(client, "SendStreamingMessage", {"message": user_message(t)})
+                for t in ("one", "two")
+            ]
+
+        first, second = run_streams(scenario)
+        for stream in (first, second):
+            assert stream.data[-1]["result"]["statusUpdate"]["status"]["state"] == (
+                "TASK_STATE_COMPLETED"
+            )
+
+    def test_a_stream_names_the_extensions_it_activated(self, settings):
+        from tests.test_streaming import apost, run
+
+        uri = "https://example.com/ext/optional"
+        settings.A2A_APP = {**settings.A2A_APP, "EXTENSIONS": [{"uri": uri}]}
+
+        async def scenario():
+            response = await apost(
+                AsyncClient(),
+                "SendStreamingMessage",
+                {"message": user_message("hello")},
+                headers={"A2A-Extensions": uri},
+            )
+            async for _ in response.streaming_content:
+                pass
+            return response
+
+        response = run(scenario())
+        assert response["Content-Type"] == "text/event-stream"
+        assert response["A2A-Extensions"] == uri
+
+    def test_a_v0_3_stream_speaks_v0_3(self):
+        from tests.test_streaming import open_stream, run
+        from tests.test_v03_jsonrpc import message as v03_message
+
+        async def scenario():
+            stream = await open_stream(
+                AsyncClient(), "message/stream", {"message": v03_message("hello")}, request_id=3
+            )
+            while await stream.frame() is not None:
+                pass
+            return stream.data
+
+        frames = run(scenario())
+        assert {f["id"] for f in frames} == {3}
+        assert frames[0]["result"]["kind"] == "task"
+        assert frames[-1]["result"]["kind"] == "status-update"
+        assert frames[-1]["result"]["status"]["state"] == "completed"

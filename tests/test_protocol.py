@@ -667,25 +667,87 @@ class TestEnvelope:
             envelope.parse_request(b"{nope")
 
     @pytest.mark.parametrize(
-        ("body", "echoed_id"),
+        ("body", "echoed_id", "message"),
         [
-            (b"[]", None),
-            (b'[{"jsonrpc":"2.0","id":1,"method":"GetTask"}]', None),
-            (b'"text"', None),
-            (b'{"id":7,"method":"GetTask"}', 7),
-            (b'{"jsonrpc":"1.0","id":"x","method":"GetTask"}', "x"),
-            (b'{"jsonrpc":"2.0","id":8}', 8),
-            (b'{"jsonrpc":"2.0","id":9,"method":""}', 9),
-            (b'{"jsonrpc":"2.0","id":10,"method":"GetTask","params":[1]}', 10),
-            (b'{"jsonrpc":"2.0","method":"GetTask"}', None),
-            (b'{"jsonrpc":"2.0","id":true,"method":"GetTask"}', None),
-            (b'{"jsonrpc":"2.0","id":{"a":1},"method":"GetTask"}', None),
+            (b"[]", None, "Batch requests are not supported"),
+            (
+                b'[{"jsonrpc":"2.0","id":1,"method":"GetTask"}]',
+                None,
+                "Batch requests are not supported",
+            ),
+            (b'"text"', None, "The request must be a JSON object"),
+            (b"7", None, "The request must be a JSON object"),
+            (b'{"id":7,"method":"GetTask"}', 7, 'jsonrpc must be "2.0"'),
+            (b'{"jsonrpc":"1.0","id":"x","method":"GetTask"}', "x", 'jsonrpc must be "2.0"'),
+            (b'{"jsonrpc":"2.0","id":8}', 8, "method must be a non-empty string"),
+            (b'{"jsonrpc":"2.0","id":9,"method":""}', 9, "method must be a non-empty string"),
+            (b'{"jsonrpc":"2.0","id":9.5,"method":5}', 9.5, "method must be a non-empty string"),
+            (
+                b'{"jsonrpc":"2.0","id":10,"method":"GetTask","params":[1]}',
+                10,
+                "params must be a JSON object",
+            ),
+            (
+                b'{"jsonrpc":"2.0","id":11,"method":"GetTask","params":"x"}',
+                11,
+                "params must be a JSON object",
+            ),
+            (
+                b'{"jsonrpc":"2.0","method":"GetTask"}',
+                None,
+                "id is required: A2A does not define notifications",
+            ),
+            (
+                b'{"jsonrpc":"2.0","id":true,"method":"GetTask"}',
+                None,
+                "id must be a string or a number",
+            ),
+            (
+                b'{"jsonrpc":"2.0","id":{"a":1},"method":"GetTask"}',
+                None,
+                "id must be a string or a number",
+            ),
+            (
+                b'{"jsonrpc":"2.0","id":[1],"method":"GetTask"}',
+                None,
+                "id must be a string or a number",
+            ),
+            # A null id is an id (a response to an unreadable one has it too): the next
+            # fault is reported, with the null id.
+            (b'{"jsonrpc":"2.0","id":null}', None, "method must be a non-empty string"),
         ],
     )
-    def test_invalid_requests(self, body, echoed_id):
+    def test_invalid_requests(self, body, echoed_id, message):
         with pytest.raises(errors.InvalidRequestError) as info:
             envelope.parse_request(body)
-        assert getattr(info.value, "request_id", None) == echoed_id
+        assert info.value.message == message
+        assert info.value.jsonrpc_code == -32600
+        # The view echoes the id it reads here (None before the envelope is an object).
+        request_id = getattr(info.value, "request_id", None)
+        assert request_id == echoed_id
+        assert type(request_id) is type(echoed_id)
+
+    def test_a_null_id_is_accepted(self):
+        call = envelope.parse_request(b'{"jsonrpc":"2.0","id":null,"method":"GetTask"}')
+        assert (call.id, call.method, call.params) == (None, "GetTask", {})
+
+    @pytest.mark.parametrize("request_id", ["", "0", 0, -1, 2.5, 1e300])
+    def test_every_string_or_number_is_an_id(self, request_id):
+        body = json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "GetTask"})
+        assert envelope.parse_request(body.encode()).id == request_id
+
+    @pytest.mark.parametrize("literal", [b"NaN", b"Infinity", b"-Infinity", b"1e999"])
+    def test_a_non_finite_id_is_no_json(self, literal):
+        # Python's json module reads these; no JSON answer could echo them.
+        body = b'{"jsonrpc":"2.0","id":' + literal + b',"method":"GetTask"}'
+        with pytest.raises(errors.JSONParseError):
+            envelope.parse_request(body)
+
+    def test_the_depth_limit_is_passed_on(self):
+        body = b'{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"a":{"b":{"c":1}}}}'
+        assert envelope.parse_request(body, max_depth=4).params == {"a": {"b": {"c": 1}}}
+        with pytest.raises(errors.JSONParseError):
+            envelope.parse_request(body, max_depth=3)
 
     def test_responses(self):
         assert envelope.result_response(3, {"a": 1}) == {
@@ -693,11 +755,14 @@ class TestEnvelope:
             "id": 3,
             "result": {"a": 1},
         }
-        response = envelope.error_response("x", TaskNotFoundError())
-        assert response["jsonrpc"] == "2.0"
-        assert response["id"] == "x"
-        assert response["error"]["code"] == -32001
-        assert "result" not in response
+        error = TaskNotFoundError("Task t not found")
+        assert envelope.error_response("x", error) == {
+            "jsonrpc": "2.0",
+            "id": "x",
+            "error": error.to_jsonrpc(),
+        }
+        assert error.to_jsonrpc()["code"] == -32001
+        assert error.to_jsonrpc()["message"] == "Task t not found"
 
 
 # --- version negotiation ----------------------------------------------------------------------
@@ -715,20 +780,31 @@ class TestVersions:
         # A v0.3 method under 1.0: negotiated as 1.0; the view answers MethodNotFound.
         assert negotiate(header, method_version="0.3") == "1.0"
 
-    @pytest.mark.parametrize("header", ["0.3", "0.3.0"])
+    @pytest.mark.parametrize("header", ["0.3", "0.3.0", " 0.3 "])
     def test_0_3_is_served_to_v0_3_methods_only(self, header):
         assert negotiate(header, method_version="0.3") == "0.3"
-        with pytest.raises(VersionNotSupportedError):
-            negotiate(header, method_version="1.0")
-
-    @pytest.mark.parametrize("header", ["2.0", "1.1", "1", "latest", "0.2"])
-    def test_unsupported_versions(self, header):
         with pytest.raises(VersionNotSupportedError) as info:
             negotiate(header, method_version="1.0")
+        requested = header.strip()
+        assert info.value.metadata == {
+            "requestedVersion": requested,
+            "supportedVersions": "0.3, 1.0",
+        }
+        assert info.value.message == (
+            f"A2A-Version '{requested}' is not supported; supported versions: 0.3, 1.0"
+        )
+
+    @pytest.mark.parametrize("header", ["2.0", "1.1", "1", "latest", "0.2", "0.30", "10.0"])
+    @pytest.mark.parametrize("method_version", ["1.0", "0.3"])
+    def test_unsupported_versions(self, header, method_version):
+        with pytest.raises(VersionNotSupportedError) as info:
+            negotiate(header, method_version=method_version)
         error = info.value
         assert error.metadata["supportedVersions"] == "0.3, 1.0"
         assert error.metadata["requestedVersion"] == header
-        assert "1.0" in error.message
+        assert error.message == (
+            f"A2A-Version '{header}' is not supported; supported versions: 0.3, 1.0"
+        )
         info_detail = error.to_jsonrpc()["data"][0]
         assert info_detail["reason"] == "VERSION_NOT_SUPPORTED"
         assert info_detail["metadata"]["supportedVersions"] == ", ".join(SUPPORTED_VERSIONS)

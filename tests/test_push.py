@@ -294,7 +294,7 @@ class TestConfigMethods:
         assert info["reason"] == "TASK_NOT_FOUND"
         assert info["metadata"]["configId"] == "missing"
 
-    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "not-a-uuid"])
+    @pytest.mark.parametrize("task_id", ["3f2b8c1e-5d4a-4e7b-9c6d-1a2b3c4d5e6f", "not-a-uuid"])
     @pytest.mark.parametrize("method", PUSH_METHODS)
     def test_unknown_task_is_not_found(self, rpc, method, task_id):
         body = rpc(method, {"taskId": task_id, "id": "c", "url": HOOK})

@@ -147,6 +147,9 @@ class TestSendMessage:
         response = post(client, "/message:send", raw="hello", content_type="text/plain")
         error = rest_error(response, 415, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED")
         assert error_info(error)["metadata"] == {"contentType": "text/plain"}
+        assert error["message"] == (
+            "Content-Type must be application/json or application/a2a+json (got text/plain)"
+        )
         assert Task.objects.count() == 0
 
     def test_bad_json_is_400(self, client):
@@ -154,14 +157,33 @@ class TestSendMessage:
         error = rest_error(response, 400, "INVALID_ARGUMENT")
         assert "JSON" in error["message"]
 
-    @pytest.mark.parametrize("raw", ["[]", '"text"', "42", ""])
-    def test_a_body_that_is_not_an_object_is_400(self, client, raw):
+    @pytest.mark.parametrize(
+        ("raw", "message"),
+        [
+            ("[]", "The request body must be a JSON object"),
+            ('"text"', "The request body must be a JSON object"),
+            ("42", "The request body must be a JSON object"),
+            ("null", "The request body must be a JSON object"),
+            ("", "A JSON request body is required"),
+            (" \n", "A JSON request body is required"),
+        ],
+    )
+    def test_a_body_that_is_not_an_object_is_400(self, client, raw, message):
         # generic(): the test client's post() leaves an empty body's Content-Type out.
         response = client.generic(
             "POST", f"{REST}/message:send", raw, CONTENT_TYPE="application/json"
         )
-        rest_error(response, 400, "INVALID_ARGUMENT")
+        error = rest_error(response, 400, "INVALID_ARGUMENT")
+        assert error["message"] == message
         assert Task.objects.count() == 0
+
+    @pytest.mark.parametrize("raw", ["", "null", " "])
+    def test_an_optional_body_may_be_empty_or_null(self, client, conformance_mode, raw):
+        task = new_task(client, "input cancel me")
+        response = client.generic(
+            "POST", f"{REST}/tasks/{task['id']}:cancel", raw, CONTENT_TYPE="application/json"
+        )
+        assert ok(response)["status"]["state"] == "TASK_STATE_CANCELED"
 
     def test_empty_parts_name_the_field(self, client):
         response = post(client, "/message:send", {"message": user_message("x", parts=[])})
@@ -213,7 +235,34 @@ class TestSendMessage:
         response = send(client, "x" * 500)
         error = rest_error(response, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
         assert error_info(error)["metadata"] == {"maxBytes": "200"}
+        assert error["message"] == "Request body exceeds the limit of 200 bytes"
         assert Task.objects.count() == 0
+
+    def test_a_body_at_the_limit_is_read(self, client, settings, conformance_mode):
+        body = json.dumps({"message": user_message("x")})
+        settings.A2A_APP = {**settings.A2A_APP, "MAX_REQUEST_BYTES": len(body)}
+        assert ok(post(client, "/message:send", raw=body))["task"]
+        settings.A2A_APP = {**settings.A2A_APP, "MAX_REQUEST_BYTES": len(body) - 1}
+        too_large = post(client, "/message:send", raw=body)
+        rest_error(too_large, 413, "RESOURCE_EXHAUSTED", "REQUEST_TOO_LARGE")
+
+    @pytest.mark.parametrize(
+        "raw",
+        [
+            b'{"message": {"parts": [{"text": "a\x00b"}]}}',
+            b'{"message": {"parts": [{"text": "a\\u0000b"}]}}',
+            b'{"message": {"parts": [{"text": "a\\\\\\u0000b"}]}}',
+        ],
+    )
+    def test_nul_is_refused_with_the_reason(self, client, raw):
+        error = rest_error(post(client, "/message:send", raw=raw), 400, "INVALID_ARGUMENT")
+        assert error["message"] == "Strings must not contain NUL (U+0000) characters"
+        assert Task.objects.count() == 0
+
+    def test_an_escaped_backslash_before_u0000_is_no_nul(self, client, conformance_mode):
+        raw = json.dumps({"message": user_message("a\\u0000b")})
+        task = ok(post(client, "/message:send", raw=raw))["task"]
+        assert task["history"][0]["parts"][0]["text"] == "a\\u0000b"
 
     def test_post_routes_need_no_csrf_token(self, conformance_mode):
         strict = Client(enforce_csrf_checks=True)
@@ -361,12 +410,22 @@ class TestListTasks:
         response = get(client, "/tasks", {"contextId": "c", "includeArtifacts": value})
         error = rest_error(response, 400, "INVALID_ARGUMENT")
         assert violated_fields(error) == ["includeArtifacts"]
+        assert error["message"] == "includeArtifacts: must be true or false"
 
     def test_repeated_boolean_is_400(self, client, conformance_mode):
         response = client.get(
             f"{REST}/tasks?contextId=c&includeArtifacts=true&includeArtifacts=false"
         )
-        rest_error(response, 400, "INVALID_ARGUMENT")
+        error = rest_error(response, 400, "INVALID_ARGUMENT")
+        assert error["message"] == "includeArtifacts: must be true or false"
+
+    def test_nul_in_the_query_names_the_parameter(self, client, conformance_mode):
+        error = rest_error(get(client, "/tasks", {"contextId": "a\x00b"}), 400, "INVALID_ARGUMENT")
+        assert violated_fields(error) == ["contextId"]
+        assert error["message"] == "contextId: must not contain NUL characters"
+        repeated = client.get(f"{REST}/tasks?contextId=a&contextId=b%00")
+        error = rest_error(repeated, 400, "INVALID_ARGUMENT")
+        assert violated_fields(error) == ["contextId"]
 
     def test_status_timestamp_after_is_inclusive(self, client, listed_context):
         context, tasks = listed_context
@@ -587,7 +646,8 @@ class TestPushConfigs:
         task = new_task(client, "input hook")
         path = f"{REST}/tasks/{task['id']}/pushNotificationConfigs{suffix}"
         response = getattr(client, method)(path, "{}", content_type="application/json")
-        rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        error = rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        assert error["message"] == f"{method.upper()} is not allowed here"
         assert response["Allow"] == allow
 
 
@@ -604,7 +664,9 @@ class TestRoutes:
         for response in (client.get(REST + path), client.post(REST + path)):
             assert response["Content-Type"] == "application/json"
             error = rest_error(response, 404, "NOT_FOUND")
-            assert path in error["message"] or path in ("", "/")
+            assert error["message"] == (
+                f"No A2A REST route {response.request['REQUEST_METHOD']} {REST}{path}"
+            )
 
     @pytest.mark.parametrize(
         ("method", "path", "allow"),
@@ -632,7 +694,8 @@ class TestRoutes:
     )
     def test_wrong_method_is_405_with_allow(self, client, method, path, allow):
         response = getattr(client, method)(REST + path)
-        rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        error = rest_error(response, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        assert error["message"] == f"{method.upper()} is not allowed here"
         assert response["Allow"] == allow
 
     @pytest.mark.usefixtures("conformance_mode")
@@ -640,7 +703,13 @@ class TestRoutes:
     def test_unsupported_version_header(self, client, version):
         response = send(client, "v", headers={"A2A-Version": version})
         error = rest_error(response, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")
-        assert error_info(error)["metadata"]["requestedVersion"] == version
+        assert error_info(error)["metadata"] == {
+            "requestedVersion": version,
+            "supportedVersions": "0.3, 1.0",
+        }
+        assert error["message"] == (
+            f"A2A-Version '{version}' is not supported; supported versions: 0.3, 1.0"
+        )
         rest_error(
             get(client, "/tasks", **{"A2A-Version": version}),
             400,
@@ -677,6 +746,13 @@ class TestRoutes:
             send(client, "e"), 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED"
         )
         assert error_info(error)["metadata"] == {"extension": uri}
+        assert error["message"] == (
+            f"This agent requires extension {uri}; send it in the A2A-Extensions header"
+        )
+        # Requested among others, spaces around: activated, and only it is echoed.
+        response = send(client, "e", headers={"A2A-Extensions": f" urn:other , {uri} ,"})
+        assert ok(response)["task"]["status"]["state"] == COMPLETED
+        assert response["A2A-Extensions"] == uri
         response = send(client, "e", headers={"A2A-Extensions": uri})
         assert ok(response)["task"]["status"]["state"] == COMPLETED
         assert response["A2A-Extensions"] == uri
@@ -927,7 +1003,10 @@ class TestStreamsUnderWsgi:
         task = new_task(client, "input wait")
         response = getattr(client, method)(f"{REST}/tasks/{task['id']}:subscribe")
         error = rest_error(response, 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION")
-        assert "ASGI" in error["message"]
+        assert error["message"] == (
+            "Streaming needs the site to be served by an ASGI server "
+            "(capabilities.streaming is false here)"
+        )
 
     def test_stream_is_unsupported(self, client):
         response = post(client, "/message:stream", {"message": user_message("hello")})

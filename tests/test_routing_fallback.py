@@ -4,7 +4,6 @@ the caller's language (with examples, no task), and routing costs no query."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from a2a_app.skills.catalogue import SkillInfo, get_catalogue
 from a2a_app.skills.registry import SkillSpec, registered
 from a2a_app.skills.routing import (
     FALLBACK_MAX_CHARS,
+    _cached_index,
     fallback_text,
     is_greeting,
     route_message,
@@ -212,14 +212,17 @@ class TestFallback:
         english_only = [info("a", examples=("Book a table",)), info("b", examples=())]
         assert "„Book a table“" in fallback_text(english_only, "de")
 
-    def test_routing_is_fast(self):
+    def test_the_index_is_built_once(self):
+        """Routing reads a cached index; its speed is measured (bench/), not asserted: a
+        wall-time bound fails on a loaded machine and under mutation testing."""
         text = "Table for 2 on Sunday at 11:30pm, contact me at weber@example.com"
         route_message(message(text), {}, SEVEN)  # builds and caches the index
-        started = time.perf_counter()
-        for _ in range(200):
+        before = _cached_index.cache_info()
+        for _ in range(20):
             route_message(message(text), {}, SEVEN)
-        per_route = (time.perf_counter() - started) / 200
-        assert per_route < 0.002  # ~50 µs measured; generous for a loaded CI machine
+        after = _cached_index.cache_info()
+        assert after.misses == before.misses
+        assert after.hits >= before.hits + 20
 
 
 # --- form fields ------------------------------------------------------------------------------

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import importlib.util
 import json
+import os
 import socket
 import threading
 import time
@@ -29,7 +31,7 @@ from a2a_app.core import notify, runner
 from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Delivery, Task, TaskEvent
 from tests.conftest import user_message
-from tests.support import SCENARIO_TIMEOUT
+from tests.support import SCENARIO_TIMEOUT, service_missing
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -47,7 +49,8 @@ HOOK = "http://127.0.0.1:9/hook"
 #: Longest wait for one frame, and for a whole scenario.
 FRAME_TIMEOUT = 5.0
 REAL_GETADDRINFO = socket.getaddrinfo
-REDIS_URL = "redis://127.0.0.1:6379/0"
+# TEST_REDIS_URL: as the integration tests (tests/integration/conftest.py) read it.
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
 # --- fixtures -------------------------------------------------------------------------------
@@ -902,7 +905,7 @@ def test_redis_notifier_wakes_a_stream_for_another_process(
     """A publish on Redis alone (as from a worker process) wakes the stream."""
     monkeypatch.setattr(socket, "getaddrinfo", REAL_GETADDRINFO)
     if not redis_reachable():
-        pytest.skip(f"no Redis at {REDIS_URL}")
+        service_missing(f"Redis at {REDIS_URL} is required and not reachable")
     import redis
 
     settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": REDIS_URL}
@@ -944,7 +947,8 @@ def test_an_unreachable_redis_still_wakes_streams_of_this_process(
     monkeypatch, settings, aclient, working, later, caplog
 ):
     monkeypatch.setattr(socket, "getaddrinfo", REAL_GETADDRINFO)
-    pytest.importorskip("redis")
+    if importlib.util.find_spec("redis") is None:
+        service_missing("the redis client is required (pip install -r requirements-dev.txt)")
     settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": "redis://127.0.0.1:1/0"}
     notify.reset()
 

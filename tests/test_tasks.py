@@ -204,10 +204,14 @@ class TestSendMessage:
         error = error_of(body, -32004)
         info = error_info(error)
         assert info["reason"] == "UNSUPPORTED_OPERATION"
-        assert info["metadata"]["taskId"] == first["id"]
+        assert info["metadata"] == {"taskId": first["id"], "state": state}
+        assert error["message"] == (
+            f"Task {first['id']} is {state} and accepts no more messages; "
+            "start a new task (same contextId) instead"
+        )
         assert TaskMessage.objects.filter(task_id=first["id"]).count() == len(first["history"])
 
-    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "not-a-uuid"])
+    @pytest.mark.parametrize("task_id", ["5b7e9a1c-2d4f-4a6b-8c0e-3f5a7b9c1d2e", "not-a-uuid"])
     def test_follow_up_to_unknown_task_is_not_found(self, rpc, task_id):
         error = error_of(send(rpc, "x", taskId=task_id), -32001)
         assert error_info(error)["metadata"]["taskId"] == task_id
@@ -348,11 +352,16 @@ class TestSendMessage:
         )
         assert task["status"]["state"] == "TASK_STATE_COMPLETED"
 
-    def test_follow_up_to_a_working_task_is_unsupported(self, rpc):
+    @pytest.mark.parametrize("state", ["TASK_STATE_WORKING", "TASK_STATE_SUBMITTED"])
+    def test_follow_up_to_a_working_task_is_unsupported(self, rpc, state):
         task = new_task(rpc, "input please")
-        Task.objects.filter(pk=task["id"]).update(state="TASK_STATE_WORKING")
+        Task.objects.filter(pk=task["id"]).update(state=state)
         error = error_of(send(rpc, "more", taskId=task["id"]), -32004)
-        assert error_info(error)["metadata"]["state"] == "TASK_STATE_WORKING"
+        assert error_info(error)["metadata"] == {"taskId": task["id"], "state": state}
+        assert error["message"] == (
+            f"Task {task['id']} is {state}; it takes new messages only when it asks for input"
+        )
+        assert TaskMessage.objects.filter(task_id=task["id"]).count() == 2
 
     def test_follow_up_to_an_auth_required_task_is_accepted(self, rpc):
         task = new_task(rpc, "input please")
@@ -504,7 +513,9 @@ class TestGetTask:
         as_string = rpc("GetTask", {"id": task["id"], "historyLength": "2"})["result"]
         assert as_string["history"] == full["history"][-2:]
 
-    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "garbage", "' OR 1=1 --"])
+    @pytest.mark.parametrize(
+        "task_id", ["7d9f1b3c-4e6a-4c8d-9e0f-5a7b9c1d3e4f", "garbage", "' OR 1=1 --"]
+    )
     def test_unknown_or_malformed_id_is_not_found(self, rpc, task_id):
         error = error_of(rpc("GetTask", {"id": task_id}), -32001)
         info = error_info(error)
@@ -775,20 +786,27 @@ class TestCancelTask:
         error = error_of(rpc("CancelTask", {"id": task["id"]}), -32002)
         info = error_info(error)
         assert info["reason"] == "TASK_NOT_CANCELABLE"
-        assert info["metadata"]["taskId"] == task["id"]
+        assert info["metadata"] == {"taskId": task["id"], "state": "TASK_STATE_CANCELED"}
+        assert error["message"] == f"Task {task['id']} is already TASK_STATE_CANCELED"
 
     @pytest.mark.parametrize(
-        ("text", "fields"),
-        [("hello", {}), ("fail", {}), ("x", {"messageId": "tck-reject-task-3"})],
+        ("text", "fields", "state"),
+        [
+            ("hello", {}, "TASK_STATE_COMPLETED"),
+            ("fail", {}, "TASK_STATE_FAILED"),
+            ("x", {"messageId": "tck-reject-task-3"}, "TASK_STATE_REJECTED"),
+        ],
     )
-    def test_terminal_task_is_not_cancelable(self, rpc, text, fields):
+    def test_terminal_task_is_not_cancelable(self, rpc, text, fields, state):
         task = new_task(rpc, text, **fields)
         before = Task.objects.get(pk=task["id"])
-        error_of(rpc("CancelTask", {"id": task["id"]}), -32002)
+        error = error_of(rpc("CancelTask", {"id": task["id"]}), -32002)
+        assert error["message"] == f"Task {task['id']} is already {state}"
+        assert error_info(error)["metadata"] == {"taskId": task["id"], "state": state}
         after = Task.objects.get(pk=task["id"])
         assert (after.state, after.status_timestamp) == (before.state, before.status_timestamp)
 
-    @pytest.mark.parametrize("task_id", [str(uuid.uuid4()), "nope"])
+    @pytest.mark.parametrize("task_id", ["9f1b3d5e-6a8c-4e0f-8a2b-7c9d1e3f5a6b", "nope"])
     def test_unknown_task(self, rpc, task_id):
         error = error_of(rpc("CancelTask", {"id": task_id}), -32001)
         assert error_info(error)["metadata"]["taskId"] == task_id
@@ -812,7 +830,7 @@ class TestNotSupported:
         ("method", "params"),
         [
             ("SendStreamingMessage", {"message": user_message("x")}),
-            ("SubscribeToTask", {"id": str(uuid.uuid4())}),
+            ("SubscribeToTask", {"id": "1b3d5f7a-8c0e-4a2b-9c4d-9e1f3a5b7c8d"}),
         ],
     )
     def test_streaming(self, rpc, method, params):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,8 +32,10 @@ def parse_request(body: bytes, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Js
     if not isinstance(payload, dict):
         raise InvalidRequestError("The request must be a JSON object")
     request_id = payload.get("id")
+    # An id the response can echo: a string or a number (decode_json lets no NaN through).
+    echoable = not isinstance(request_id, bool) and isinstance(request_id, (str, int, float))
     try:
-        if isinstance(request_id, bool) or not isinstance(request_id, (str, int, float)):
+        if not echoable:
             if "id" not in payload:
                 # A notification expects no answer; A2A defines none, so say so instead.
                 raise InvalidRequestError("id is required: A2A does not define notifications")
@@ -51,16 +52,9 @@ def parse_request(body: bytes, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Js
         elif not isinstance(params, dict):
             raise InvalidRequestError("params must be a JSON object")
     except A2AError as error:
-        error.request_id = request_id if _valid_id(request_id) else None
+        error.request_id = request_id if echoable else None
         raise
     return JsonRpcRequest(id=request_id, method=method, params=params)
-
-
-def _valid_id(value: Any) -> bool:
-    """An id the response can echo: a string or a finite number (never NaN: not JSON)."""
-    if isinstance(value, float):
-        return math.isfinite(value)
-    return not isinstance(value, bool) and isinstance(value, (str, int))
 
 
 def result_response(request_id: RequestId, result: Any) -> dict[str, Any]:

@@ -17,6 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from a2a_app.protocol.errors import InvalidParamsError
+from a2a_app.protocol.states import (  # noqa: F401  (the state machine, re-exported)
+    INTERRUPTED_STATES,
+    TERMINAL_STATES,
+    TaskState,
+    ends_stream,
+)
 from a2a_app.protocol.wire import (
     JSON,
     MAX_ID_LENGTH,
@@ -43,47 +49,6 @@ OPERATION_NAMES = frozenset(
         "GetExtendedAgentCard",
     }
 )
-
-
-class TaskState(enum.StrEnum):
-    UNSPECIFIED = "TASK_STATE_UNSPECIFIED"
-    SUBMITTED = "TASK_STATE_SUBMITTED"
-    WORKING = "TASK_STATE_WORKING"
-    COMPLETED = "TASK_STATE_COMPLETED"
-    FAILED = "TASK_STATE_FAILED"
-    CANCELED = "TASK_STATE_CANCELED"
-    INPUT_REQUIRED = "TASK_STATE_INPUT_REQUIRED"
-    REJECTED = "TASK_STATE_REJECTED"
-    AUTH_REQUIRED = "TASK_STATE_AUTH_REQUIRED"
-
-    @property
-    def is_terminal(self) -> bool:
-        return self in TERMINAL_STATES
-
-    @property
-    def is_interrupted(self) -> bool:
-        return self in INTERRUPTED_STATES
-
-
-TERMINAL_STATES = frozenset(
-    {TaskState.COMPLETED, TaskState.FAILED, TaskState.CANCELED, TaskState.REJECTED}
-)
-INTERRUPTED_STATES = frozenset({TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED})
-
-
-def ends_stream(event: dict[str, Any], *, at_interrupted: bool = True) -> bool:
-    """A status update to a terminal state, or (``at_interrupted``) to an interrupted one:
-    the last event of a stream.
-
-    A SendStreamingMessage stream ends at an interrupted state, because its sender must
-    answer; a SubscribeToTask stream (``at_interrupted=False``) stays open through it,
-    because someone else may answer.
-    """
-    update = event.get("statusUpdate")
-    if update is None:
-        return False
-    state = TaskState(update["status"]["state"])
-    return state.is_terminal or (at_interrupted and state.is_interrupted)
 
 
 # In proto enum number order: ProtoJSON accepts the numbers on input too.

@@ -642,8 +642,10 @@ def _one_typo(a: str, b: str) -> bool:
     "under" not "ander"."""
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
-        if len(diff) == 2 and diff[1] == diff[0] + 1:
-            return a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1
+        if swapped and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]:
+            return True
+        # Else two slips, perhaps ("tommorow" / "tomorrow": a letter added, one left out).
         if len(diff) == 1:  # one letter changed ("gedicht" / "gericht"): another word
             return False
     # Insertions and deletions: len(a) + len(b) - 2 * (longest common subsequence).

@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT, database_url, project_package, start_server
+from tests.support import service_missing
 
 try:
     import a2a  # noqa: F401  (the official SDK: a test-only dependency)
@@ -58,9 +59,7 @@ def redis_url() -> str:
         client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2)
         client.flushdb()
     except redis.RedisError as exc:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI: Redis at {REDIS_URL} is required: {exc}")
-        pytest.skip(f"Redis at {REDIS_URL} is not reachable: {exc}")
+        service_missing(f"Redis at {REDIS_URL} is required and not reachable: {exc}")
     return REDIS_URL
 
 
@@ -263,10 +262,11 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Headless Chromium; skipped without it on a developer machine, a failure in CI
     (.ci/run installs it)."""
     if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("CI: Chromium is required for the browser tests (.ci/run installs it)")
-        pytest.skip("Chromium is not installed (apt-get install chromium)")
-    sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+        service_missing("Chromium is required for the browser tests (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        service_missing("Playwright is required for the browser tests (requirements-dev.txt)")
     # Playwright's sync API keeps an event loop in this thread; the ORM calls the test makes
     # between page actions are plain synchronous ones.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -13,7 +13,6 @@ Without ``.venv-sdk03`` these tests skip on a developer machine and fail in CI.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import ROOT
+from tests.support import service_missing
 
 pytestmark = pytest.mark.integration
 
@@ -36,9 +36,7 @@ def sdk03() -> Callable[..., JSON]:
     """``sdk03(base_url, scenario, *args)`` → the client script's observations."""
     if not SDK03_PYTHON.exists():
         reason = f"{SDK03_PYTHON} is missing (make test builds it from tests/sdk03)"
-        if os.environ.get("CI"):
-            pytest.fail(f"CI: {reason}")
-        pytest.skip(reason)
+        service_missing(reason)
 
     def run(base_url: str, scenario: str, *args: str) -> JSON:
         process = subprocess.run(
