@@ -15,6 +15,7 @@ from celery import shared_task
 
 from a2a_app.core import dispatch, runner
 from a2a_app.push import delivery
+from a2a_app.signals import sweep_finished
 
 
 @shared_task(name=dispatch.RUN_TASK, acks_late=True, reject_on_worker_lost=True)
@@ -30,4 +31,6 @@ def deliver_webhooks(config_id: int) -> str:
 @shared_task(name=dispatch.SWEEP, ignore_result=True)
 def sweep() -> dict[str, int]:
     """Re-enqueue stalled tasks, recover those of dead workers, retry due webhooks."""
-    return {**runner.sweep(), **delivery.sweep()}
+    counts = {**runner.sweep(), **delivery.sweep()}
+    sweep_finished.send(sender=None, counts=counts)
+    return counts
