@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import os
+from pathlib import Path
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
@@ -41,6 +42,32 @@ def _from_allowed_network(request: HttpRequest) -> bool:
     )
 
 
+def forget_dead_processes(directory: str) -> None:
+    """Drop the live gauges of processes that are gone (their streams are closed).
+
+    A process marks itself dead when it exits cleanly where it can (a Celery child;
+    a web process at interpreter exit), but uvicorn ends its workers by re-raising
+    SIGTERM, and a killed process never gets to. The directory is one host's (one PID
+    namespace), so a PID that no longer exists is a process that died.
+    """
+    from prometheus_client import multiprocess
+
+    for path in Path(directory).glob("gauge_live*_*.db"):
+        pid = path.stem.rpartition("_")[2]
+        if pid.isdigit() and not _alive(int(pid)):
+            multiprocess.mark_process_dead(int(pid), directory)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True
+
+
 @never_cache
 def metrics(request: HttpRequest) -> HttpResponse:
     if not a2a_settings.METRICS_ENABLED:
@@ -58,6 +85,7 @@ def metrics(request: HttpRequest) -> HttpResponse:
         # Every process's files, summed: this process's own numbers are among them.
         from prometheus_client import multiprocess
 
+        forget_dead_processes(os.environ["PROMETHEUS_MULTIPROC_DIR"])
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
     return HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
