@@ -8,11 +8,11 @@
 
 Events for observers (metrics, logs); nothing in a2a_app depends on who listens:
 
-- ``request_handled(sender=<binding: "jsonrpc" or "rest">, operation, version, outcome,
+- ``request_handled(sender=<binding: "jsonrpc" or "rest">, operation, version, error,
   duration)``: an A2A request was answered. ``operation`` is the v1.0 method name ("" when
   the request failed before one was known), ``version`` the protocol version of the
-  method called ("1.0", "0.3"), ``outcome`` "ok" or the error's JSON-RPC code as a string
-  ("-32001"), ``duration`` seconds until the answer (for a stream: until it started).
+  method called ("1.0", "0.3"), ``error`` the ``A2AError`` answered or None,
+  ``duration`` seconds until the answer (for a stream: until it started).
 - ``stream_opened(sender=<binding>, operation)`` / ``stream_closed(sender=<binding>,
   operation)``: an SSE answer started / ended (each opened stream is closed once).
 - ``handler_finished(sender=SkillContext, skill, task_id, outcome, duration)``: a skill

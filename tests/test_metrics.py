@@ -98,6 +98,8 @@ def test_requests_count_by_operation_binding_version_and_outcome(rpc, client) ->
             binding="jsonrpc",
             version="1.0",
             outcome="ok",
+            code="",
+            reason="",
         )
         == 2
     )
@@ -109,7 +111,9 @@ def test_requests_count_by_operation_binding_version_and_outcome(rpc, client) ->
             operation="GetTask",
             binding="jsonrpc",
             version="1.0",
-            outcome="-32001",
+            outcome="error",
+            code="-32001",
+            reason="TASK_NOT_FOUND",
         )
         == 1
     )
@@ -121,7 +125,9 @@ def test_requests_count_by_operation_binding_version_and_outcome(rpc, client) ->
             operation="GetTask",
             binding="rest",
             version="1.0",
-            outcome="-32001",
+            outcome="error",
+            code="-32001",
+            reason="TASK_NOT_FOUND",
         )
         == 1
     )
@@ -134,6 +140,8 @@ def test_requests_count_by_operation_binding_version_and_outcome(rpc, client) ->
             binding="jsonrpc",
             version="0.3",
             outcome="ok",
+            code="",
+            reason="",
         )
         == 1
     )
@@ -145,7 +153,9 @@ def test_requests_count_by_operation_binding_version_and_outcome(rpc, client) ->
             operation="unknown",
             binding="jsonrpc",
             version="unknown",
-            outcome="-32601",
+            outcome="error",
+            code="-32601",
+            reason="METHOD_NOT_FOUND",
         )
         == 1
     )
@@ -335,3 +345,24 @@ def test_delivery_outcome_labels() -> None:
     }
     assert receivers.state_label(TaskState.INPUT_REQUIRED) == "input_required"
     assert json.dumps(receivers.state_label(None)) == '"none"'
+
+
+def test_errors_that_share_a_code_differ_by_reason(settings, rpc) -> None:
+    settings.A2A_APP = {**settings.A2A_APP, "RATE_LIMITS": {"ListTasks": "1/min"}}
+    before = scrape()
+    rpc("ListTasks", {})
+    refused = rpc("ListTasks", {}, status=429)
+    assert refused["error"]["code"] == -32000
+    after = scrape()
+    labels = {"operation": "ListTasks", "binding": "jsonrpc", "version": "1.0"}
+    ok = grew(before, after, "a2a_requests_total", outcome="ok", code="", reason="", **labels)
+    limited = grew(
+        before,
+        after,
+        "a2a_requests_total",
+        outcome="error",
+        code="-32000",
+        reason="RATE_LIMIT_EXCEEDED",
+        **labels,
+    )
+    assert (ok, limited) == (1, 1)

@@ -40,7 +40,7 @@ def observed(binding: str) -> Callable[[Callable[..., HttpResponse]], Callable[.
                 binding,
                 operation=operation,
                 version=method.version if method is not None else "",
-                outcome="ok" if error is None else str(error.jsonrpc_code),
+                error=error,
                 duration=time.perf_counter() - started,
             )
             if response.streaming:

@@ -16,8 +16,8 @@ LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 
 requests = Counter(
     "a2a_requests",
     "A2A requests answered, by operation, binding, protocol version and outcome "
-    "('ok' or the JSON-RPC error code).",
-    ["operation", "binding", "version", "outcome"],
+    "('ok' or 'error'; an error's JSON-RPC code and ErrorInfo reason).",
+    ["operation", "binding", "version", "outcome", "code", "reason"],
 )
 task_transitions = Counter(
     "a2a_task_transitions",

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from a2a_app import signals
 from a2a_app.metrics import instruments
+from a2a_app.protocol.errors import A2AError
 from a2a_app.protocol.types import TaskState
 
 
@@ -22,8 +23,16 @@ def state_label(state: TaskState | None) -> str:
     return "none" if state is None else state.value.removeprefix("TASK_STATE_").lower()
 
 
-def on_request(sender: str, *, operation: str, version: str, outcome: str, **kwargs: Any) -> None:
-    instruments.requests.labels(operation or "unknown", sender, version or "unknown", outcome).inc()
+def on_request(
+    sender: str, *, operation: str, version: str, error: A2AError | None, **kwargs: Any
+) -> None:
+    if error is None:
+        outcome, code, reason = "ok", "", ""
+    else:
+        outcome, code, reason = "error", str(error.jsonrpc_code), error.reason
+    instruments.requests.labels(
+        operation or "unknown", sender, version or "unknown", outcome, code, reason
+    ).inc()
 
 
 def on_transition(

@@ -166,6 +166,8 @@ def test_two_web_processes_and_a_worker_add_up(
         binding="jsonrpc",
         version="1.0",
         outcome="ok",
+        code="",
+        reason="",
     )
     assert ok_sends == 12 + 3 + 1
     assert (
@@ -175,7 +177,9 @@ def test_two_web_processes_and_a_worker_add_up(
             operation="GetTask",
             binding="jsonrpc",
             version="1.0",
-            outcome="-32001",
+            outcome="error",
+            code="-32001",
+            reason="TASK_NOT_FOUND",
         )
         == 1
     )
@@ -187,6 +191,8 @@ def test_two_web_processes_and_a_worker_add_up(
             binding="rest",
             version="1.0",
             outcome="ok",
+            code="",
+            reason="",
         )
         == 1
     )
