@@ -103,24 +103,16 @@ def disconnect() -> None:
 
 
 def _mark_dead_on_exit() -> None:
-    """In multiprocess mode, a process that exits takes its gauges with it.
+    """In multiprocess mode, a process that exits takes its live gauges with it.
 
     The open-streams gauge is a ``livesum``: the files of a dead process must go, or its
-    streams would count forever. A web process (uvicorn worker) marks itself at exit; a
-    Celery prefork child when the pool stops it. A process that is killed cannot: run
-    ``prometheus_client.multiprocess.mark_process_dead(pid)`` from the supervisor where
-    it offers a hook (gunicorn's ``child_exit``), and empty the directory on deploy.
+    streams would count forever. A process marks itself dead at interpreter exit where
+    it gets one; the metrics view drops the files of every process that is gone (a
+    Celery pool child ends with ``os._exit``, uvicorn re-raises SIGTERM in its workers,
+    a killed process never cleans up): see ``views.forget_dead_processes``.
     """
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return
     from prometheus_client import multiprocess
 
-    def mark_dead(**kwargs: Any) -> None:
-        multiprocess.mark_process_dead(os.getpid())
-
-    atexit.register(mark_dead)
-    try:
-        from celery.signals import worker_process_shutdown
-    except ImportError:
-        return
-    worker_process_shutdown.connect(mark_dead, weak=False, dispatch_uid="a2a_app.metrics")
+    atexit.register(lambda: multiprocess.mark_process_dead(os.getpid()))
