@@ -443,7 +443,7 @@ def run_http(
                 CASES_BY_NAME["send"],
                 ctx,
                 run_wrk,
-                opts.duration / opts.rounds,
+                opts.duration,
                 opts.connections,
                 lambda: settle(observed.base, True),
             )
