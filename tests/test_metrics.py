@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import timedelta
 from types import SimpleNamespace
@@ -366,3 +369,21 @@ def test_errors_that_share_a_code_differ_by_reason(settings, rpc) -> None:
         **labels,
     )
     assert (ok, limited) == (1, 1)
+
+
+def test_prometheus_client_is_not_imported_with_metrics_off() -> None:
+    """The extra is optional: a site without it (metrics off) never imports it."""
+    from tests.conftest import ROOT
+
+    code = (
+        "import sys, django; django.setup(); "
+        "from django.test import Client; Client().get('/metrics'); "
+        "print('prometheus_client' in sys.modules)"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.project.settings"}
+    env.pop("A2A_METRICS_ENABLED", None)
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
