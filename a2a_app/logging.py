@@ -57,7 +57,9 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(payload, default=str, ensure_ascii=False)
 
 
-def _state_name(state: TaskState | None) -> str:
+def state_name(state: TaskState | None) -> str:
+    """``TASK_STATE_INPUT_REQUIRED`` → ``input_required``; no state (a new task) → ``none``.
+    The logs and the metrics' labels name states alike."""
     return "none" if state is None else state.value.removeprefix("TASK_STATE_").lower()
 
 
@@ -77,8 +79,8 @@ def log_transition(
         "context_id": task.context_id,
         "skill": task.skill_id,
         "caller": task.owner or "anonymous",
-        "from_state": _state_name(previous_state),
-        "to_state": _state_name(state),
+        "from_state": state_name(previous_state),
+        "to_state": state_name(state),
     }
     if a2a_settings.LOG_MESSAGE_TEXT:
         fields["message_text"] = _status_text(task)

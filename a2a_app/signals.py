@@ -20,8 +20,8 @@ Events for observers (metrics, logs); nothing in a2a_app depends on who listens:
   ("Completed", "Failed", ...) or "Canceled", ``duration`` seconds.
 - ``delivery_attempted(sender=Delivery, delivery)``: one webhook POST was tried;
   ``delivery.status`` says what came of it (delivered, pending: retried later, failed:
-  given up) and ``delivery.attempts`` which attempt it was. Sent inside the delivery's
-  transaction.
+  given up) and ``delivery.attempts`` which attempt it was. Sent as soon as the attempt
+  is recorded.
 - ``sweep_finished(sender=None, counts)``: the periodic sweep ran; ``counts`` maps what it
   did ("resubmitted", "recovered", "failed", "webhook_configs") to how many.
 """

@@ -23,6 +23,7 @@ from django.utils import timezone
 from a2a_app import jobs, metrics
 from a2a_app.bindings import observe
 from a2a_app.core import runner
+from a2a_app.logging import state_name
 from a2a_app.metrics import receivers
 from a2a_app.models import Delivery, Task
 from a2a_app.protocol.types import TaskState
@@ -346,8 +347,8 @@ def test_delivery_outcome_labels() -> None:
         "retry",
         "failed",
     }
-    assert receivers.state_label(TaskState.INPUT_REQUIRED) == "input_required"
-    assert json.dumps(receivers.state_label(None)) == '"none"'
+    assert state_name(TaskState.INPUT_REQUIRED) == "input_required"
+    assert json.dumps(state_name(None)) == '"none"'
 
 
 def test_errors_that_share_a_code_differ_by_reason(settings, rpc) -> None:

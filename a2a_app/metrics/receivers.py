@@ -13,14 +13,10 @@ from typing import Any
 from django.utils import timezone
 
 from a2a_app import signals
+from a2a_app.logging import state_name
 from a2a_app.metrics import instruments
 from a2a_app.protocol.errors import A2AError
 from a2a_app.protocol.types import TaskState
-
-
-def state_label(state: TaskState | None) -> str:
-    """``TASK_STATE_INPUT_REQUIRED`` → ``input_required``; no state (a new task) → ``none``."""
-    return "none" if state is None else state.value.removeprefix("TASK_STATE_").lower()
 
 
 def on_request(
@@ -39,7 +35,7 @@ def on_transition(
     sender: Any, *, task: Any, previous_state: TaskState | None, state: TaskState, **kwargs: Any
 ) -> None:
     skill = task.skill_id or "none"
-    before, after = state_label(previous_state), state_label(state)
+    before, after = state_name(previous_state), state_name(state)
     instruments.task_transitions.labels(skill, before, after).inc()
     if (
         previous_state is TaskState.SUBMITTED
