@@ -19,6 +19,7 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
+from prometheus_client.parser import text_string_to_metric_families
 
 from a2a_app import jobs, metrics
 from a2a_app.bindings import observe
@@ -30,9 +31,6 @@ from a2a_app.protocol.types import TaskState
 from a2a_app.push import delivery, policy
 from a2a_app.push.senders import WebhookResult
 from tests.support import new_task
-
-prometheus_client = pytest.importorskip("prometheus_client")
-from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 # Transactional: signals are sent after the commit, as in production.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("conformance_mode")]

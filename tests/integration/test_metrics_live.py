@@ -15,13 +15,11 @@ from typing import Any
 
 import pytest
 import requests
+from prometheus_client.parser import text_string_to_metric_families
 
 from a2a_app.models import Task
 from tests.conftest import start_server
 from tests.integration.conftest import FAST
-
-prometheus_client = pytest.importorskip("prometheus_client")
-from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 pytestmark = pytest.mark.integration
 
