@@ -255,6 +255,24 @@ DEFAULTS: dict[str, Any] = {
     # --- the admin's activity page (docs/admin.md) ------------------------------------
     # The days the page shows when none are chosen (it offers 7, 14, 30 and 90).
     "ACTIVITY_DAYS": 14,
+    # --- observability (docs/observability.md) ---------------------------------------
+    # Count requests, task transitions, handler and queue times, streams, webhook
+    # attempts and sweep recoveries in Prometheus metrics (pip install
+    # "django-a2a-app[metrics]"), served by a2a_app.metrics.urls. Read when the app
+    # starts. Several processes (uvicorn --workers, Celery): set the environment variable
+    # PROMETHEUS_MULTIPROC_DIR to a directory they share, emptied before they start.
+    "METRICS_ENABLED": False,
+    # A bearer token that may read the metrics (Prometheus: authorization.credentials).
+    # Keep it out of the code (read it from the environment). None: no token.
+    "METRICS_TOKEN": None,
+    # Networks (CIDR strings) whose clients may read the metrics without a token, e.g.
+    # ["127.0.0.1/32", "10.0.0.0/8"]; the client address is the one rate limits use
+    # (CLIENT_IP_HEADER). Neither this nor a token: only superusers signed in may.
+    "METRICS_ALLOWED_NETWORKS": [],
+    # The log event of each task transition (logger "a2a_app.transitions") also carries
+    # the text of the status message that came with it. Off by default: what users and
+    # agents write stays out of the logs.
+    "LOG_MESSAGE_TEXT": False,
     # --- conformance ------------------------------------------------------------------
     # Serve only the built-in "conformance" skill, for external conformance suites.
     "CONFORMANCE_MODE": False,

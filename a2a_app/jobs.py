@@ -16,6 +16,7 @@ from celery import current_task, shared_task
 from a2a_app import tracing
 from a2a_app.core import dispatch, retention, runner
 from a2a_app.push import delivery
+from a2a_app.signals import sweep_finished
 
 
 @shared_task(name=dispatch.RUN_TASK, acks_late=True, reject_on_worker_lost=True)
@@ -34,4 +35,6 @@ def deliver_webhooks(config_id: int) -> str:
 def sweep() -> dict[str, int]:
     """Re-enqueue stalled tasks, recover those of dead workers, retry due webhooks, then
     delete the tasks the retention policy lets go (for a bounded time)."""
-    return {**runner.sweep(), **delivery.sweep(), **retention.sweep()}
+    counts = {**runner.sweep(), **delivery.sweep(), **retention.sweep()}
+    sweep_finished.send(sender=None, counts=counts)
+    return counts

@@ -151,10 +151,18 @@ STATIC_ROOT = BASE_DIR / "var" / "static"
 # application in asgi.py and wsgi.py (no collectstatic, no web server in front). Every
 # middleware here is async-capable, so under ASGI requests don't hop between threads.
 
+# A2A_LOG_JSON=1: one JSON object per line (a2a_app.logging.JsonFormatter), for log
+# shippers; each task transition is an event with its ids, skill, caller and states.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "a2a_app.logging.JsonFormatter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            **({"formatter": "json"} if env.bool("A2A_LOG_JSON", default=False) else {}),
+        }
+    },
     "loggers": {
         "a2a_app": {"handlers": ["console"], "level": env.str("A2A_LOG_LEVEL", default="INFO")},
     },
@@ -245,6 +253,11 @@ A2A_APP = {
         if env.str("A2A_RETENTION_DAYS", default="30").lower() == "none"
         else env.float("A2A_RETENTION_DAYS", 30)
     ),
+    # Prometheus metrics at /metrics (docs/observability.md): A2A_METRICS_ENABLED=1, and
+    # the token Prometheus sends as a bearer token. Several processes (uvicorn --workers,
+    # the Celery worker): PROMETHEUS_MULTIPROC_DIR, the same empty directory for all.
+    "METRICS_ENABLED": env.bool("A2A_METRICS_ENABLED", default=False),
+    "METRICS_TOKEN": env.str("A2A_METRICS_TOKEN", default=None),
 }
 if CONFORMANCE_MODE:
     A2A_APP.update(

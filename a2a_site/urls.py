@@ -15,4 +15,6 @@ urlpatterns = [
     path("", include("a2a_app.urls")),
     path("", include("a2a_app.pages.urls")),
     path("", include("skills.urls")),
+    # Prometheus scrapes here (404 unless A2A_METRICS_ENABLED; docs/observability.md).
+    path("metrics", include("a2a_app.metrics.urls")),
 ]

@@ -67,6 +67,13 @@ CASES = [
         baseline="bare-insert",
     ),
     Case(
+        "send-observed",
+        "SendMessage with metrics and JSON logs on (a second server: bench/observability.py)",
+        "rpc.lua",
+        lambda c: ["send", "TASK_STATE_COMPLETED&&echo: hello", "hello"],
+        baseline="send",
+    ),
+    Case(
         "get-fresh",
         "GetTask, fresh task, historyLength 10",
         "rpc.lua",

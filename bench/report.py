@@ -193,6 +193,7 @@ BUDGETS = [
         "min",
     ),
     ("Agent card ≥ 0.9 × bare JsonResponse", "card", "bare-json", 0.9, "min"),
+    ("Metrics and logs on ≥ 0.95 × SendMessage req/s", "send-observed", "send", 0.95, "min"),
     ("Agent card 304 cheaper than 200 (bytes, and CPU no more)", "card-304", "card", 1.0, "cpu"),
     ("GetTask, 1,000 messages ≤ 1.2 × fresh task", "get-long", "get-fresh", 1.2, "max"),
     ("ListTasks deep page ≤ 1.5 × first page", "list-deep", "list-first", 1.5, "max"),

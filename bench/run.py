@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from bench import observability
 from bench.cases import (
     BASELINES,
     BIG_CONTEXT_TASKS,
@@ -408,10 +409,16 @@ def run_http(
     )
     note_code_change(run, deployment.name)
     server = procs.start_server(deployment, env, logdir, deployment.name)
+    observed = None
     try:
+        if observability.wanted(cases):  # the same site with metrics and JSON logs on
+            observed_env = {**env, **observability.server_env(logdir / deployment.name)}
+            observed = procs.start_server(
+                deployment, observed_env, logdir, f"{deployment.name}-observed"
+            )
         needs = {need for case in cases for need in case.needs}
         ctx = prepare_context(server.base, needs, seeded)
-        plan = [(server, case, ctx, "") for case in cases]
+        plan = [(observed if c.name in observability.CASES else server, c, ctx, "") for c in cases]
         if companion is not None:
             companion_ctx = prepare_context(companion.base, set(), seeded)
             plan += [(companion, c, companion_ctx, deployment_name) for c in companion_cases or []]
@@ -430,13 +437,29 @@ def run_http(
             run.measurements.append(best)
             if best.failures:
                 run.failures.append(f"{deployment.name} {case.name}: " + "; ".join(best.failures))
+        if observed is not None:
+            note, failures = observability.check_agreement(
+                observed,
+                CASES_BY_NAME["send"],
+                ctx,
+                run_wrk,
+                opts.duration,
+                opts.connections,
+                lambda: settle(observed.base, True),
+            )
+            run.notes.append(f"{deployment.name}: {note}")
+            run.failures += [f"{deployment.name} send-observed: {f}" for f in failures]
     finally:
         server.stop()
+        if observed is not None:
+            observed.stop()
     drift = baseline_drift(run, deployment.name, threshold=0.15)
     if drift:
         run.notes.append(f"{deployment.name}: {drift}")
     for problem in server_log_problems(server):
         run.failures.append(f"{deployment.name}: {problem}")
+    for problem in server_log_problems(observed) if observed is not None else ():
+        run.failures.append(f"{deployment.name}-observed: {problem}")
 
 
 def measure_slice(

@@ -249,7 +249,8 @@ def asgi_application() -> str:
     return f"{module}:{attribute}"
 
 
-def start_server(env_overrides: dict[str, str]) -> tuple[subprocess.Popen, str]:
+def start_server(env_overrides: dict[str, str], workers: int = 1) -> tuple[subprocess.Popen, str]:
+    """uvicorn serving the project on a free port (``workers`` > 1: that many processes)."""
     port = _free_port()
     env = {
         **os.environ,
@@ -273,6 +274,7 @@ def start_server(env_overrides: dict[str, str]) -> tuple[subprocess.Popen, str]:
             str(port),
             "--log-level",
             "warning",
+            *(["--workers", str(workers)] if workers > 1 else []),
         ],
         cwd=ROOT,
         env=env,

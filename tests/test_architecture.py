@@ -33,7 +33,7 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
         DJANGO | {"celery", "redis", "psycopg"},
     ),
     "push": (FOUNDATION | {"protocol", "core", "push"}, DJANGO | {"requests", "urllib3"}),
-    "jobs": ({"core", "push", "tracing"}, {"celery"}),
+    "jobs": ({"core", "push", "signals", "tracing"}, {"celery"}),
 }
 
 
@@ -108,6 +108,7 @@ def test_only_the_urls_the_test_kit_the_card_page_and_the_pages_reach_into_the_b
         "a2a_app.card_admin",
         "a2a_app.pages.agent",
         "a2a_app.pages.checks",
+        "a2a_app.metrics.views",  # who may scrape: the client address the rate limits use
     }
 
 

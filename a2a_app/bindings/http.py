@@ -156,6 +156,7 @@ def json_response(
 def error_headers(response: HttpResponse, error: A2AError) -> HttpResponse:
     for name, value in error.headers.items():
         response[name] = value
+    response._a2a_error = error  # the outcome, for observers (bindings.observe)
     return response
 
 
@@ -245,6 +246,7 @@ def invoke(
     runs, and a stream takes one of the caller's stream slots (``StreamStart.close``
     gives it back).
     """
+    request._a2a_method = method  # the operation, for observers (bindings.observe)
     caller = replace(
         authenticate(request),
         address=client_address(request),

@@ -17,7 +17,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from a2a_app.bindings import http, operations, sse
+from a2a_app.bindings import http, observe, operations, sse
 from a2a_app.conf import a2a_settings
 from a2a_app.core import streams
 from a2a_app.protocol import jsonrpc_envelope as envelope
@@ -47,6 +47,7 @@ def error_response(request_id: Any, error: A2AError) -> HttpResponse:
     return http.error_headers(http.json_response(payload, status=status), error)
 
 
+@observe.observed("jsonrpc")
 @http.limits_body
 @csrf_exempt
 def jsonrpc(request: HttpRequest) -> HttpResponse:

@@ -18,7 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import URLPattern, re_path
 from django.views.decorators.csrf import csrf_exempt
 
-from a2a_app.bindings import http, operations, sse
+from a2a_app.bindings import http, observe, operations, sse
 from a2a_app.bindings.http import JSON_MEDIA_TYPES, MethodNotAllowedError, UnsupportedMediaTypeError
 from a2a_app.bindings.operations import Method
 from a2a_app.conf import a2a_settings
@@ -171,6 +171,7 @@ def view(
 ) -> Callable:
     """The view of one route: each HTTP method its operation; others get 405 with Allow."""
 
+    @observe.observed("rest")
     @http.limits_body
     @csrf_exempt
     def serve(request: HttpRequest, **kwargs: str) -> HttpResponse:
@@ -284,6 +285,7 @@ class RouteNotFoundError(MethodNotFoundError):
     grpc_status = "NOT_FOUND"
 
 
+@observe.observed("rest")
 @http.limits_body
 @csrf_exempt
 def not_found(request: HttpRequest, **kwargs: str) -> HttpResponse:

@@ -18,6 +18,7 @@ from a2a_app import tracing
 from a2a_app.core import contexts
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.protocol.types import Artifact, Message, Part, Role, TaskState
+from a2a_app.signals import handler_finished
 from a2a_app.skills import context as outcomes
 from a2a_app.skills import language
 from a2a_app.skills.context import SkillContext, agent_message
@@ -134,6 +135,12 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
         ctx.context_id,
         type(outcome).__name__ if outcome is not None else "Canceled",
         (time.perf_counter() - started) * 1000,
+    )
+    handler_finished.send(
+        SkillContext,
+        skill=ctx.skill.id,
+        outcome=type(outcome).__name__ if outcome is not None else "Canceled",
+        duration=time.perf_counter() - started,
     )
     return outcome
 

@@ -30,7 +30,7 @@ from a2a_app.protocol.versions import V0_3
 from a2a_app.push import policy, signatures
 from a2a_app.push.senders import WebhookRequest
 from a2a_app.push.ssrf import UnresolvableHostError, UnsafeURLError, check_url
-from a2a_app.signals import delivery_failed
+from a2a_app.signals import delivery_attempted, delivery_failed
 
 logger = logging.getLogger("a2a_app.push")
 
@@ -108,6 +108,7 @@ def deliver(config_id: int, *, sender: Any = None, max_deliveries: int = 1000) -
                 get_dispatcher().schedule_deliveries([config_id], countdown=wait)
                 return "wait"
             retry_in = _attempt(delivery, config, sender, timeout)
+            delivery_attempted.send(sender=Delivery, delivery=delivery)
             if retry_in is not None:
                 get_dispatcher().schedule_deliveries([config_id], countdown=retry_in)
                 return "wait"

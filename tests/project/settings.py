@@ -121,6 +121,9 @@ A2A_APP = {
     "MAX_PAGE_BYTES": env.int("A2A_MAX_PAGE_BYTES", 4 * 1024 * 1024),
     "ANONYMOUS_TASK_CREATION": env.bool("A2A_ANONYMOUS_TASK_CREATION", default=True),
     "CLIENT_IP_HEADER": env.str("A2A_CLIENT_IP_HEADER", default=None),
+    # Metrics of the live servers and workers (tests/integration/test_metrics_live.py).
+    "METRICS_ENABLED": env.bool("A2A_METRICS_ENABLED", default=False),
+    "METRICS_TOKEN": env.str("A2A_METRICS_TOKEN", default=None),
 }
 # A2A_RATE_LIMITS='{"SendMessage": "10/min"}' replaces the default rates ('{}': none).
 if "A2A_RATE_LIMITS" in os.environ:

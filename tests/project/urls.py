@@ -7,4 +7,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("a2a_app.urls")),
     path("", include("a2a_app.pages.urls")),
+    # 404 unless A2A_APP["METRICS_ENABLED"].
+    path("metrics", include("a2a_app.metrics.urls")),
 ]
