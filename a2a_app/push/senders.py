@@ -7,10 +7,17 @@ the host once more, so a DNS answer that changes between the check and the POST 
 rebinding) cannot send it elsewhere; the Host header, TLS SNI and the certificate check
 still use the URL's host name. ``OutboxSender`` records instead of sending, like
 Django's ``mail.outbox``: tests read ``outbox``.
+
+A worker keeps one sender (``shared_sender``), so connections to a receiver stay open
+between deliveries (HTTP keep-alive). A kept connection is reused only for a request
+pinned to the same address, port *and* host name: the pool is keyed by all three, so a
+connection opened for one host never carries another host's webhook, and one to an
+address that the latest DNS answer no longer contains is never picked.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -47,7 +54,9 @@ class PinnedAddressAdapter(HTTPAdapter):
 
     The connection pool is keyed by that address and the host name, and TLS is given the
     host name for SNI and for checking the certificate (urllib3's ``server_hostname`` and
-    ``assert_hostname``), so only the TCP connection's destination changes.
+    ``assert_hostname``), so only the TCP connection's destination changes. For plain
+    HTTP the host name is in the key only (urllib3 leaves TLS arguments out of an HTTP
+    pool), which is what keeps two hosts on one address from sharing a connection.
     """
 
     def build_connection_pool_key_attributes(
@@ -60,20 +69,23 @@ class PinnedAddressAdapter(HTTPAdapter):
         if address:
             hostname = host_params["host"]
             host_params["host"] = address
+            pool_kwargs["server_hostname"] = hostname
             if host_params["scheme"] == "https":
-                pool_kwargs["server_hostname"] = hostname
                 pool_kwargs["assert_hostname"] = hostname
         return host_params, pool_kwargs
 
 
 class RequestsSender:
+    #: Receivers (address, port and host name) whose idle connections a sender keeps.
+    KEPT_RECEIVERS = 64
+
     def __init__(self) -> None:
         self.session = requests.Session()
         self.session.headers["User-Agent"] = USER_AGENT
         # Never pick up proxies from the environment for webhooks: the SSRF guard vetted
         # the destination host, not some proxy's.
         self.session.trust_env = False
-        adapter = PinnedAddressAdapter()
+        adapter = PinnedAddressAdapter(pool_connections=self.KEPT_RECEIVERS)
         self.session.mount("https://", adapter)
         self.session.mount("http://", adapter)
 
@@ -108,6 +120,22 @@ class RequestsSender:
             response.close()
             return WebhookResult(response.status_code)
         return WebhookResult(None, error)
+
+
+_shared: dict[tuple[Any, int], Any] = {}
+
+
+def shared_sender(sender_class: Any) -> Any:
+    """This process's instance of ``sender_class``, made on first use.
+
+    Kept per process id: a forked worker must not share its parent's sockets.
+    """
+    key = (sender_class, os.getpid())
+    sender = _shared.get(key)
+    if sender is None:
+        _shared.clear()  # another class (the setting changed) or a parent's: let it go
+        sender = _shared[key] = sender_class()
+    return sender
 
 
 def _describe(exc: Exception) -> str:
