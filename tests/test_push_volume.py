@@ -30,6 +30,7 @@ class Receiver:
     connections: int = 0
     hosts: list[str] = dataclasses.field(default_factory=list)
     event_ids: list[str] = dataclasses.field(default_factory=list)
+    cookies: list[str] = dataclasses.field(default_factory=list)
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 
 
@@ -50,7 +51,9 @@ def receiver() -> Iterator[Receiver]:
             with state.lock:
                 state.hosts.append(self.headers["Host"])
                 state.event_ids.append(self.headers.get("X-A2A-Event-Id", ""))
+                state.cookies.append(self.headers.get("Cookie", ""))
             self.send_response(204)
+            self.send_header("Set-Cookie", "session=abc; Path=/")
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -119,6 +122,15 @@ def test_a_connection_is_never_reused_for_another_host(receiver):
     expected = [f"{h}:{receiver.port}" for h in ("hook.example", "other.example")] * 3
     assert receiver.hosts == expected
     assert receiver.connections == 2
+
+
+def test_no_cookie_a_receiver_sets_is_sent_back(receiver):
+    """The sender lives as long as the worker: nothing a receiver sets may ride along later."""
+    sender = RequestsSender()
+    for host in ("hook.example", "hook.example", "other.example"):
+        assert sender.send(request(f"http://{host}:{receiver.port}/"), timeout=5).status == 204
+    assert receiver.cookies == ["", "", ""]
+    assert len(sender.session.cookies) == 0
 
 
 def test_the_shared_sender_is_one_per_process_and_class():

@@ -17,6 +17,7 @@ address that the latest DNS answer no longer contains is never picked.
 
 from __future__ import annotations
 
+import http.cookiejar
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,6 +86,9 @@ class RequestsSender:
         # Never pick up proxies from the environment for webhooks: the SSRF guard vetted
         # the destination host, not some proxy's.
         self.session.trust_env = False
+        # A sender outlives many deliveries to many receivers: a cookie one receiver sets
+        # must never travel to the next (webhooks need no state), so none is kept.
+        self.session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
         adapter = PinnedAddressAdapter(pool_connections=self.KEPT_RECEIVERS)
         self.session.mount("https://", adapter)
         self.session.mount("http://", adapter)
