@@ -194,6 +194,12 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# Celery's Django fix-up closes the database connections around every task and, in a
+# prefork worker with Django's connection pool, the whole pool: each task then opened two
+# new PostgreSQL connections (most of a webhook delivery's CPU). With a reuse count it
+# leaves them alone; a2a_site.celery hands the connection back to the pool after each
+# task instead (Django's close_old_connections, as after a request).
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=1000)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 # a2a_app's sweep: re-enqueue lost tasks, recover tasks of dead workers, retry webhooks.

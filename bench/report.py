@@ -330,6 +330,12 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
         "",
     ]
     # budgets
+    hooks_budget = None
+    if run.worker_results.get("webhooks"):
+        from bench import webhooks
+
+        hooks = run.worker_results["webhooks"]
+        hooks_budget = (webhooks.BUDGET_LABEL, webhooks.budget_verdict(hooks))
     budget_deps = [d for d in deployments if any(run.get(d, b[1]) for b in BUDGETS)]
     if not budget_deps and "retention" in run.worker_results:
         budget_deps = ["uvicorn"]
@@ -358,7 +364,14 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
         row = retention.budget_row(run, budget_deps)
         if row:
             lines.append(row)
+        if hooks_budget:  # a worker measurement: one cell, under the first deployment
+            lines.append(
+                f"| {hooks_budget[0]} | {hooks_budget[1]} |" + " – |" * (len(budget_deps) - 1)
+            )
         lines.append("")
+    elif hooks_budget and not getattr(opts, "smoke", False):
+        lines += ["## Budget", "", "| budget | Celery workers |", "|---|---|"]
+        lines += [f"| {hooks_budget[0]} | {hooks_budget[1]} |", ""]
     # per deployment
     lines += [
         "## Requests per deployment",

@@ -3,7 +3,8 @@
 Tasks with a push config each are created first (SendMessage "hello" with
 ``taskPushNotificationConfig``, through the web server); their deliveries wait in the
 broker. Then the workers start, and the rate is taken from the receiver's clock, first
-POST to last. Every ``Delivery`` row must end DELIVERED and every event arrive.
+POST to last. Every ``Delivery`` row must end DELIVERED and every event arrive, each
+task's events in order (the receiver checks the sequence in ``X-A2A-Event-Id``).
 """
 
 from __future__ import annotations
@@ -140,4 +141,47 @@ def wait_and_check(
         result.failures.append(f"{len(set(event_ids))} distinct events received of {expected}")
     if len(event_ids) != len(set(event_ids)):
         result.failures.append(f"{len(event_ids) - len(set(event_ids))} duplicate POSTs")
+    out_of_order = tasks_out_of_order(event_ids)
+    if out_of_order:
+        result.failures.append(f"{len(out_of_order)} tasks' events arrived out of order")
     return result
+
+
+def tasks_out_of_order(event_ids: list[str]) -> set[str]:
+    """Tasks whose events (``"{task id}:{sequence}"``, in arrival order) came out of order."""
+    last: dict[str, int] = {}
+    late: set[str] = set()
+    for event_id in event_ids:
+        task_id, _, sequence = event_id.rpartition(":")
+        if int(sequence) <= last.get(task_id, 0):
+            late.add(task_id)
+        last[task_id] = int(sequence)
+    return late
+
+
+#: The budget (issue #16): throughput and worker CPU of the webhooks case.
+BUDGET_LABEL = (
+    "Webhooks ≥ 400 deliveries/s with two worker processes to a loopback receiver, "
+    "≤ 2 ms worker CPU per delivery, every delivery logged"
+)
+BUDGET_PER_SECOND = 400.0
+BUDGET_CPU_MS = 2.0
+
+
+def budget_verdict(result: dict[str, Any]) -> str:
+    """The budget table's cell for a webhooks result (a ``DeliveryResult`` as a dict).
+
+    "Every delivery logged" holds when the run has no failures: each Delivery row ended
+    delivered and the receiver got each event once, in order (``wait_and_check``).
+    """
+    ok = (
+        result["per_second"] >= BUDGET_PER_SECOND
+        and result["worker_cpu_ms"] <= BUDGET_CPU_MS
+        and not result["failures"]
+        and result["delivered"] == result["expected"]
+    )
+    return (
+        f"{result['per_second']:.0f} deliveries/s, {result['worker_cpu_ms']:.2f} ms CPU each, "
+        f"{result['delivered']:,} of {result['expected']:,} logged and in order: "
+        + ("**pass**" if ok else "**FAIL**")
+    )

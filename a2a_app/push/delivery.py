@@ -28,8 +28,8 @@ from a2a_app.protocol.types import ends_stream
 from a2a_app.protocol.v03 import jsonrpc as v03_jsonrpc
 from a2a_app.protocol.versions import V0_3
 from a2a_app.push import policy, signatures
-from a2a_app.push.senders import WebhookRequest
-from a2a_app.push.ssrf import UnresolvableHostError, UnsafeURLError, check_url
+from a2a_app.push.senders import WebhookRequest, shared_sender
+from a2a_app.push.ssrf import UnresolvableHostError, UnsafeURLError, URLPolicy, check_url
 from a2a_app.signals import delivery_attempted, delivery_failed
 
 logger = logging.getLogger("a2a_app.push")
@@ -37,6 +37,18 @@ logger = logging.getLogger("a2a_app.push")
 JSON = dict[str, Any]
 RETRYABLE_STATUSES = frozenset({408, 425, 429})
 CONTENT_TYPE = "application/a2a+json"
+#: Pending deliveries of a config read in one query (then sent one by one, in order).
+BATCH_SIZE = 50
+#: What an attempt changes on its Delivery row (only these are written back).
+RECORDED_FIELDS = (
+    "attempts",
+    "status",
+    "last_status_code",
+    "last_error",
+    "next_attempt_at",
+    "delivered_at",
+    "updated_at",
+)
 
 
 def backoff_seconds(attempts: int) -> float:
@@ -82,8 +94,10 @@ def deliver(config_id: int, *, sender: Any = None, max_deliveries: int = 1000) -
     Returns what happened ("done", "busy", "wait", "gone"). Safe to call concurrently:
     a config is claimed with a short lease so only one worker posts its events.
     """
-    sender = sender or a2a_settings.WEBHOOK_SENDER()
+    # Once per process, not per delivery: the sender keeps its connections open.
+    sender = sender or shared_sender(a2a_settings.WEBHOOK_SENDER)
     timeout = a2a_settings.WEBHOOK_TIMEOUT
+    url_policy = policy.url_policy()
     now = timezone.now()
     claimed = PushConfig.objects.filter(
         Q(delivering_until__isnull=True) | Q(delivering_until__lt=now), pk=config_id
@@ -91,27 +105,28 @@ def deliver(config_id: int, *, sender: Any = None, max_deliveries: int = 1000) -
     if not claimed:
         return "busy" if PushConfig.objects.filter(pk=config_id).exists() else "gone"
     try:
-        for _ in range(max_deliveries):
-            config = PushConfig.objects.filter(pk=config_id).first()
-            if config is None:
-                return "gone"
-            delivery = (
-                Delivery.objects.select_related("event")
-                .filter(config=config, status=Delivery.Status.PENDING)
-                .order_by("event_id")
-                .first()
+        sent = 0
+        while sent < max_deliveries:
+            # The next pending events with their config, read again for each batch (so a
+            # replaced config applies from the next batch on); an empty batch: all done.
+            batch = list(
+                Delivery.objects.select_related("event", "config")
+                .filter(config_id=config_id, status=Delivery.Status.PENDING)
+                .order_by("event_id")[: min(BATCH_SIZE, max_deliveries - sent)]
             )
-            if delivery is None:
+            if not batch:
                 return "done"
-            wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
-            if wait > 0:
-                get_dispatcher().schedule_deliveries([config_id], countdown=wait)
-                return "wait"
-            retry_in = _attempt(delivery, config, sender, timeout)
-            delivery_attempted.send(sender=Delivery, delivery=delivery)
-            if retry_in is not None:
-                get_dispatcher().schedule_deliveries([config_id], countdown=retry_in)
-                return "wait"
+            for delivery in batch:
+                wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
+                if wait > 0:
+                    get_dispatcher().schedule_deliveries([config_id], countdown=wait)
+                    return "wait"
+                retry_in = attempt(delivery, delivery.config, sender, timeout, url_policy)
+                delivery_attempted.send(sender=Delivery, delivery=delivery)
+                sent += 1
+                if retry_in is not None:
+                    get_dispatcher().schedule_deliveries([config_id], countdown=retry_in)
+                    return "wait"
         get_dispatcher().schedule_deliveries([config_id])
         return "wait"
     finally:
@@ -119,12 +134,23 @@ def deliver(config_id: int, *, sender: Any = None, max_deliveries: int = 1000) -
 
 
 @tracing.traced("a2a.webhook", tracing.delivery_attributes, kind="CLIENT")
-def _attempt(delivery: Delivery, config: PushConfig, sender: Any, timeout: float) -> float | None:
-    """One POST. Returns seconds to wait before retrying, or None to go on."""
+def attempt(
+    delivery: Delivery,
+    config: PushConfig,
+    sender: Any,
+    timeout: float,
+    url_policy: URLPolicy | None = None,
+) -> float | None:
+    """One delivery attempt: vet the URL, POST once, record the outcome on the row.
+
+    Returns seconds to wait before retrying, or None to go on. The one place an attempt
+    happens, so instrumentation wraps this function.
+    """
     delivery.attempts += 1
     try:
-        # Again now: DNS may have changed since. The sender connects to these addresses.
-        addresses = tuple(check_url(config.url, policy.url_policy()))
+        # Resolved and vetted again for every attempt (DNS may have changed since); the
+        # sender connects only to these addresses.
+        addresses = tuple(check_url(config.url, url_policy or policy.url_policy()))
     except UnresolvableHostError as exc:
         return _retry_later(delivery, None, str(exc))
     except UnsafeURLError as exc:
@@ -135,7 +161,7 @@ def _attempt(delivery: Delivery, config: PushConfig, sender: Any, timeout: float
         delivery.last_error = result.error
         delivery.status = Delivery.Status.DELIVERED
         delivery.delivered_at = timezone.now()
-        delivery.save()
+        delivery.save(update_fields=RECORDED_FIELDS)
         return None
     error = result.error or f"HTTP {result.status}"
     retryable = result.status is None or result.status >= 500 or result.status in RETRYABLE_STATUSES
@@ -152,7 +178,7 @@ def _retry_later(delivery: Delivery, status: int | None, error: str) -> float | 
     delivery.last_status_code = status
     delivery.last_error = error[:2000]
     delivery.next_attempt_at = timezone.now() + timedelta(seconds=wait)
-    delivery.save()
+    delivery.save(update_fields=RECORDED_FIELDS)
     return wait
 
 
@@ -160,7 +186,7 @@ def _give_up(delivery: Delivery, status: int | None, error: str) -> None:
     delivery.status = Delivery.Status.FAILED
     delivery.last_status_code = status
     delivery.last_error = error[:2000]
-    delivery.save()
+    delivery.save(update_fields=RECORDED_FIELDS)
     logger.warning("webhook delivery %s failed for good: %s", delivery.pk, error)
     transaction.on_commit(
         lambda: delivery_failed.send(sender=Delivery, delivery=delivery), robust=True

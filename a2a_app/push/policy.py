@@ -3,13 +3,20 @@
 :func:`url_policy` builds the :class:`~a2a_app.push.ssrf.URLPolicy` of ``A2A_APP``
 (``WEBHOOK_ALLOW_HTTP``, ``WEBHOOK_ALLOWED_HOSTS``, ``WEBHOOK_ALLOWED_NETWORKS``,
 conformance mode); :func:`validate_url` applies it when a config is created.
+
+The policy is built once per process and rebuilt when a setting changes: a worker
+delivering hundreds of webhooks a second vets each URL against the same object. Only
+the policy is kept; every check still resolves the host anew.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+from typing import Any
 
 from django.conf import settings
+from django.core.signals import setting_changed
 
 from a2a_app.conf import a2a_settings
 from a2a_app.protocol.errors import InvalidParamsError
@@ -17,6 +24,12 @@ from a2a_app.push.ssrf import UnresolvableHostError, UnsafeURLError, URLPolicy, 
 
 
 def url_policy() -> URLPolicy:
+    """The site's policy (built on first use, again after any setting changes)."""
+    return _cached_policy()
+
+
+@functools.cache
+def _cached_policy() -> URLPolicy:
     allow_http = a2a_settings.WEBHOOK_ALLOW_HTTP
     if allow_http is None:
         allow_http = settings.DEBUG
@@ -30,6 +43,14 @@ def url_policy() -> URLPolicy:
         allowed_hosts=frozenset(h.lower() for h in a2a_settings.WEBHOOK_ALLOWED_HOSTS),
         allowed_networks=tuple(networks),
     )
+
+
+def _forget_policy(**kwargs: Any) -> None:
+    # Any setting, not only A2A_APP: the policy also follows DEBUG.
+    _cached_policy.cache_clear()
+
+
+setting_changed.connect(_forget_policy)
 
 
 def validate_url(url: str, field: str) -> None:

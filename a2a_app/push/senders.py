@@ -7,10 +7,18 @@ the host once more, so a DNS answer that changes between the check and the POST 
 rebinding) cannot send it elsewhere; the Host header, TLS SNI and the certificate check
 still use the URL's host name. ``OutboxSender`` records instead of sending, like
 Django's ``mail.outbox``: tests read ``outbox``.
+
+A worker keeps one sender (``shared_sender``), so connections to a receiver stay open
+between deliveries (HTTP keep-alive). A kept connection is reused only for a request
+pinned to the same address, port *and* host name: the pool is keyed by all three, so a
+connection opened for one host never carries another host's webhook, and one to an
+address that the latest DNS answer no longer contains is never picked.
 """
 
 from __future__ import annotations
 
+import http.cookiejar
+import os
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -48,7 +56,9 @@ class PinnedAddressAdapter(HTTPAdapter):
 
     The connection pool is keyed by that address and the host name, and TLS is given the
     host name for SNI and for checking the certificate (urllib3's ``server_hostname`` and
-    ``assert_hostname``), so only the TCP connection's destination changes.
+    ``assert_hostname``), so only the TCP connection's destination changes. For plain
+    HTTP the host name is in the key only (urllib3 leaves TLS arguments out of an HTTP
+    pool), which is what keeps two hosts on one address from sharing a connection.
     """
 
     def build_connection_pool_key_attributes(
@@ -61,13 +71,16 @@ class PinnedAddressAdapter(HTTPAdapter):
         if address:
             hostname = host_params["host"]
             host_params["host"] = address
+            pool_kwargs["server_hostname"] = hostname
             if host_params["scheme"] == "https":
-                pool_kwargs["server_hostname"] = hostname
                 pool_kwargs["assert_hostname"] = hostname
         return host_params, pool_kwargs
 
 
 class RequestsSender:
+    #: Receivers (address, port and host name) whose idle connections a sender keeps.
+    KEPT_RECEIVERS = 64
+
     def __init__(self) -> None:
         self.session = requests.Session()
         self.session.headers["User-Agent"] = USER_AGENT
@@ -77,7 +90,10 @@ class RequestsSender:
         # Certificates are checked against certifi's CAs, or a private CA's (a setting, as
         # trust_env=False also ignores REQUESTS_CA_BUNDLE).
         self.session.verify = a2a_settings.WEBHOOK_CA_BUNDLE or True
-        adapter = PinnedAddressAdapter()
+        # A sender outlives many deliveries to many receivers: a cookie one receiver sets
+        # must never travel to the next (webhooks need no state), so none is kept.
+        self.session.cookies.set_policy(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+        adapter = PinnedAddressAdapter(pool_connections=self.KEPT_RECEIVERS)
         self.session.mount("https://", adapter)
         self.session.mount("http://", adapter)
 
@@ -112,6 +128,22 @@ class RequestsSender:
             response.close()
             return WebhookResult(response.status_code)
         return WebhookResult(None, error)
+
+
+_shared: dict[tuple[Any, int], Any] = {}
+
+
+def shared_sender(sender_class: Any) -> Any:
+    """This process's instance of ``sender_class``, made on first use.
+
+    Kept per process id: a forked worker must not share its parent's sockets.
+    """
+    key = (sender_class, os.getpid())
+    sender = _shared.get(key)
+    if sender is None:
+        _shared.clear()  # another class (the setting changed) or a parent's: let it go
+        sender = _shared[key] = sender_class()
+    return sender
 
 
 def _describe(exc: Exception) -> str:
