@@ -74,6 +74,8 @@ class PostgresNotifier:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._pid: int | None = None
+        #: Failed attempts since the last LISTEN (the next delay grows with them).
+        self._failures = 0
         self._fallback = DatabaseNotifier(only_while=lambda: not self.listening.is_set())
 
     def publish(self, task_id: str) -> None:
@@ -109,19 +111,17 @@ class PostgresNotifier:
             self._thread.start()
 
     def _run(self) -> None:
-        failures = 0
         while not self._stopping.is_set():
             try:
                 self._listen_once()
-                failures = 0
-            except Exception:
+            except Exception as exc:
                 if self._stopping.is_set():
                     break
-                level = logging.WARNING if failures == 0 else logging.DEBUG
-                logger.log(level, "LISTEN connection lost; reconnecting", exc_info=True)
-                failures += 1
-            delay = self.RECONNECT_DELAYS[min(failures, len(self.RECONNECT_DELAYS)) - 1]
-            self._stopping.wait(delay if failures else 0)
+                if self._failures == 0:
+                    logger.warning("LISTEN connection lost (%s); reconnecting", exc)
+                self._failures += 1
+                delays = self.RECONNECT_DELAYS
+                self._stopping.wait(delays[min(self._failures, len(delays)) - 1])
 
     def _listen_once(self) -> None:
         import psycopg
@@ -131,6 +131,7 @@ class PostgresNotifier:
             conn.execute(f"LISTEN {CHANNEL}")
             self.backend_pid = conn.info.backend_pid
             self.connections_made += 1
+            self._failures = 0
             self.listening.set()
             # Streams may have missed a NOTIFY while nobody listened: they re-read the log.
             for task_id in waiters.watched():
