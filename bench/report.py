@@ -247,7 +247,7 @@ def budget_cell(run: Run, deployment: str, case: str, ref: str, limit: float, ki
 
 
 def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
-    from bench import procs
+    from bench import procs, streaming
 
     env = run.environment or environment(db_url)
     mach, vers = env["machine"], env["versions"]
@@ -331,6 +331,12 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
             if any(c != "–" for c in cells):
                 lines.append(f"| {label} | " + " | ".join(cells) + " |")
         lines.append("")
+    stream_budget = streaming.budget_lines(run.worker_results, is_postgres(db_url))
+    if stream_budget and not getattr(opts, "smoke", False):
+        if not (budget_deps and not getattr(opts, "smoke", False)):
+            lines += ["## Budget", ""]
+        lines += ["| streaming budget (uvicorn, 1 process) | measured |", "|---|---|"]
+        lines += [*stream_budget, ""]
     # per deployment
     lines += [
         "## Requests per deployment",
