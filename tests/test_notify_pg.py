@@ -255,3 +255,19 @@ def contextlib_suppress_timeout():
     import contextlib
 
     return contextlib.suppress(TimeoutError)
+
+
+def test_with_psycopg2_streams_poll_and_a_check_says_so(settings, monkeypatch, fresh_notifier):
+    from django.db.backends.postgresql import psycopg_any
+
+    from a2a_app.checks import check_stream_notifier
+
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
+    assert check_stream_notifier() == []  # psycopg 3 here, or not PostgreSQL at all
+    monkeypatch.setattr(psycopg_any, "is_psycopg3", False)
+    notify.reset()
+    assert type(notify.get_notifier()) is DatabaseNotifier
+    if connection.vendor == "postgresql":
+        assert [w.id for w in check_stream_notifier()] == ["a2a_app.W150"]
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": "redis://127.0.0.1:1/0"}
+    assert check_stream_notifier() == []  # Redis wakes the streams: nothing to say

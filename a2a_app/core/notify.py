@@ -238,11 +238,21 @@ def _make_notifier() -> Any:
     url = a2a_settings.NOTIFIER_REDIS_URL
     if url:
         return RedisNotifier(url)
-    if connection.vendor == "postgresql":
+    if listen_notify_available():
         from a2a_app.core.notify_pg import PostgresNotifier
 
         return PostgresNotifier()
     return DatabaseNotifier()
+
+
+def listen_notify_available() -> bool:
+    """PostgreSQL through psycopg 3, whose listening connection the PostgreSQL notifier
+    uses (with psycopg2 streams poll: check a2a_app.W150 says so)."""
+    if connection.vendor != "postgresql":
+        return False
+    from django.db.backends.postgresql.psycopg_any import is_psycopg3
+
+    return is_psycopg3
 
 
 def reset() -> None:
