@@ -11,12 +11,11 @@ event. Three backends, chosen by :func:`get_notifier`:
   process asks every ``STREAM_POLL_SECONDS`` which watched tasks' ``event_count`` moved
   (one query for all streams of the process, none when nobody watches).
 
-The details of ``RedisNotifier``:
-* ``RedisNotifier``: writers publish on ``a2a:task:<id>`` after commit; each process
-  holds one pattern subscription and wakes its own streams. Idle streams cost no query
-  and no database connection. Every Redis call is bounded by ``REDIS_TIMEOUT``; when
-  Redis fails or hangs, it is skipped for ``OUTAGE_RETRY_SECONDS`` and streams poll the
-  database meanwhile, so a hung Redis slows no write.
+``RedisNotifier``: writers publish on ``a2a:task:<id>`` after commit; each process
+holds one pattern subscription and wakes its own streams. Idle streams cost no query
+and no database connection. Every Redis call is bounded by ``REDIS_TIMEOUT``; when
+Redis fails or hangs, it is skipped for ``OUTAGE_RETRY_SECONDS`` and streams poll the
+database meanwhile, so a hung Redis slows no write.
 
 Writers in the same process also wake local streams directly (``publish``).
 """
