@@ -115,11 +115,30 @@ def test_a_committed_write_of_events_notifies_once_with_the_task_id(
 def test_a_rolled_back_write_notifies_nobody(settings, fresh_notifier, listener) -> None:
     settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
     notify.reset()
+    update = working_update()
+    update.save()
     with pytest.raises(RuntimeError), transaction.atomic():
-        working_update().save()
+        later = TaskUpdate(Task.objects.get(pk=update.task.pk))
+        later.set_status(TaskState.COMPLETED)
+        later.save()
         raise RuntimeError("roll back")
     assert listener.received() == []
-    assert not Task.objects.exists()
+    assert Task.objects.get(pk=update.task.pk).state == TaskState.WORKING.value
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_a_new_tasks_first_write_notifies_nobody(settings, fresh_notifier, listener) -> None:
+    """Nobody can be watching a task that did not exist: SendMessage pays no NOTIFY."""
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
+    notify.reset()
+    update = working_update()
+    update.save()
+    assert listener.received() == []
+    later = TaskUpdate(Task.objects.get(pk=update.task.pk))
+    later.set_status(TaskState.COMPLETED)
+    later.save()
+    assert listener.received() == [str(update.task.pk)]
 
 
 @on_postgresql
@@ -127,7 +146,11 @@ def test_a_rolled_back_write_notifies_nobody(settings, fresh_notifier, listener)
 def test_with_redis_writers_send_no_notify(settings, fresh_notifier, listener) -> None:
     settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": "redis://127.0.0.1:1/0"}
     notify.reset()
-    working_update().save()
+    update = working_update()
+    update.save()
+    later = TaskUpdate(Task.objects.get(pk=update.task.pk))
+    later.set_status(TaskState.COMPLETED)
+    later.save()
     assert listener.received() == []
 
 

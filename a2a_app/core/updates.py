@@ -196,7 +196,9 @@ class TaskUpdate:
             is_new=self.is_new,
             update_fields=[*_TASK_FIELDS, "skill_id"] if self.skill_changed else _TASK_FIELDS,
             tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
-            notify=_notify(str(task.pk)) if events else None,
+            # Nobody can watch a task before its first write commits: no NOTIFY then (it
+            # cost PostgreSQL ~0.2 ms of CPU per SendMessage).
+            notify=_notify(str(task.pk)) if events and not self.is_new else None,
         )
         for body in changed_artifacts:
             TaskArtifact.objects.filter(task=task, artifact_id=body["artifactId"]).update(
