@@ -3,8 +3,9 @@
 Writers send ``NOTIFY a2a_task, '<task id>'`` inside the transaction that records the
 task's events (:func:`a2a_app.core.rows.write` puts the ``pg_notify`` in the write's own
 statement), so PostgreSQL delivers it at commit, and never for a write that was rolled
-back. Only the task id travels: NOTIFY payloads are limited to 8000 bytes, and the event
-log is the truth anyway.
+back; a new task's first write sends none (nobody can watch a task before it exists).
+Only the task id travels: NOTIFY payloads are limited to 8000 bytes, and the event log is
+the truth anyway.
 
 Each web process holds ONE listening connection, whatever the number of its streams: a
 daemon thread opened on first use, with a psycopg connection of its own (outside Django's
