@@ -512,3 +512,28 @@ def check_task_count_triggers(
                 )
             )
     return problems
+
+
+@register()
+def check_stream_notifier(app_configs: Any = None, **kwargs: Any) -> list:
+    """On PostgreSQL streams are woken by LISTEN/NOTIFY, which a2a_app does through
+    psycopg 3; with psycopg2 (and no Redis) they poll the database instead."""
+    from django.db import connection
+
+    from a2a_app.core.notify import listen_notify_available
+
+    if (
+        a2a_settings.NOTIFIER_REDIS_URL
+        or connection.vendor != "postgresql"
+        or listen_notify_available()
+    ):
+        return []
+    return [
+        Warning(
+            "PostgreSQL through psycopg2: streams poll the database every "
+            "STREAM_POLL_SECONDS instead of being woken by LISTEN/NOTIFY.",
+            hint="Install psycopg 3 (pip install 'psycopg[binary]'), or set "
+            'A2A_APP["NOTIFIER_REDIS_URL"] (docs/operations.md, "Streams and their notifier").',
+            id="a2a_app.W150",
+        )
+    ]

@@ -231,7 +231,8 @@ DEFAULTS: dict[str, Any] = {
     # Fernet keys, newest first, that encrypt webhook secrets; empty: derived from SECRET_KEY.
     "ENCRYPTION_KEYS": [],
     # --- streaming (SSE, under ASGI) ---------------------------------------------------
-    # Redis URL for the pub/sub notifier that wakes streams; None: poll the database.
+    # Redis URL for the pub/sub notifier that wakes streams. None: LISTEN/NOTIFY on
+    # PostgreSQL (one listening connection per web process), polling on other databases.
     "NOTIFIER_REDIS_URL": None,
     # Seconds one call to the notifier's Redis may take (connecting included).
     "REDIS_TIMEOUT": 0.5,
@@ -241,7 +242,8 @@ DEFAULTS: dict[str, Any] = {
     # After Redis or the broker failed or timed out, they are skipped this long (streams
     # poll the database meanwhile) before they are tried again.
     "OUTAGE_RETRY_SECONDS": 10,
-    # How often the database notifier polls for news of the streamed tasks.
+    # How often the polling notifier asks for news of the streamed tasks (on SQLite; on
+    # PostgreSQL and with Redis only while their connection is down).
     "STREAM_POLL_SECONDS": 0.2,
     # An SSE comment line is sent when a stream has been idle this long.
     "STREAM_KEEPALIVE_SECONDS": 15,

@@ -268,7 +268,7 @@ def budget_cell(run: Run, deployment: str, case: str, ref: str, limit: float, ki
 
 
 def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
-    from bench import procs
+    from bench import procs, streaming
 
     env = run.environment or environment(db_url)
     mach, vers = env["machine"], env["versions"]
@@ -372,6 +372,12 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
     elif hooks_budget and not getattr(opts, "smoke", False):
         lines += ["## Budget", "", "| budget | Celery workers |", "|---|---|"]
         lines += [f"| {hooks_budget[0]} | {hooks_budget[1]} |", ""]
+    stream_budget = streaming.budget_lines(run.worker_results, is_postgres(db_url))
+    if stream_budget and not getattr(opts, "smoke", False):
+        if "## Budget" not in lines:
+            lines += ["## Budget", ""]
+        lines += ["| streaming budget (uvicorn, 1 process) | measured |", "|---|---|"]
+        lines += [*stream_budget, ""]
     # per deployment
     lines += [
         "## Requests per deployment",

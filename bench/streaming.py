@@ -126,3 +126,44 @@ def measure(base: str, streams: int, sleep_s: float, timeout: float = 120) -> St
             result.delays_ms.append(delay)
             result.by_event.setdefault(_kind(item), []).append(delay)
     return result
+
+
+#: (label, case, p50 limit or None, p99 limit), in ms; judged over ≥ MIN_STREAMS streams.
+BUDGETS = [
+    (
+        "Streaming delay on PostgreSQL without Redis: p50 ≤ 10 ms, p99 ≤ 50 ms over ≥ 48 "
+        "concurrent streams",
+        "stream-db",
+        10.0,
+        50.0,
+    ),
+    (
+        "Streaming delay with Redis: p99 ≤ 50 ms over ≥ 48 concurrent streams",
+        "stream-redis",
+        None,
+        50.0,
+    ),
+]
+MIN_STREAMS = 48
+
+
+def budget_lines(results: dict[str, Any], on_postgresql: bool) -> list[str]:
+    """Rows of the report's budget table for the streaming cases that ran (the verdict in
+    the first column after the label; the streams are served by uvicorn)."""
+    lines = []
+    for label, case, p50_limit, p99_limit in BUDGETS:
+        st = results.get(case)
+        if not st:
+            continue
+        measured = (
+            f"p50 {st['median_ms']:.1f} ms, p99 {st['p99_ms']:.1f} ms ({st['streams']} streams)"
+        )
+        if not on_postgresql:
+            verdict = "not on PostgreSQL: no verdict"
+        elif st["streams"] < MIN_STREAMS or st.get("failures"):
+            verdict = "**FAIL** (too few streams or failures)"
+        else:
+            ok = st["p99_ms"] <= p99_limit and (p50_limit is None or st["median_ms"] <= p50_limit)
+            verdict = "**pass**" if ok else "**FAIL**"
+        lines.append(f"| {label} | {measured}: {verdict} |")
+    return lines

@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.test import AsyncClient, Client
 
 from a2a_app import api
@@ -867,8 +868,9 @@ class TestErrorsBeforeTheStream:
 # --- 11. the notifier --------------------------------------------------------------------------
 
 
-def test_database_notifier_alone_wakes_a_stream(dispatched, aclient, working, later):
-    """With in-process wake-ups off, only the poller (Task.event_count) can wake the stream."""
+def test_the_default_notifier_alone_wakes_a_stream(dispatched, aclient, working, later):
+    """With in-process wake-ups off, only the notifier can wake the stream: the poller
+    (Task.event_count) on SQLite, LISTEN/NOTIFY on PostgreSQL."""
     dispatched.wake_streams = False
 
     async def scenario():
@@ -881,9 +883,11 @@ def test_database_notifier_alone_wakes_a_stream(dispatched, aclient, working, la
 
     stream, rest, elapsed, finisher = run(scenario())
     finisher.outcome()
-    assert isinstance(notify.get_notifier(), notify.DatabaseNotifier)
+    on_postgresql = connection.vendor == "postgresql"
+    expected = "PostgresNotifier" if on_postgresql else "DatabaseNotifier"
+    assert type(notify.get_notifier()).__name__ == expected
     assert summary(rest) == [("artifact", "polled"), ("status", COMPLETED)]
-    assert stream.keep_alives == 0  # woken by the poller, not by a keep-alive re-read
+    assert stream.keep_alives == 0  # woken by the notifier, not by a keep-alive re-read
     assert elapsed < 2
     assert not notify.waiters.watched()
 

@@ -2,16 +2,20 @@
 
 Events live in the database (``TaskEvent``); a notifier only says "task X has news", and
 the stream then reads the log. So a lost or duplicated wake-up costs a query, never an
-event. Two backends (``A2A_APP["NOTIFIER"]``):
+event. Three backends, chosen by :func:`get_notifier`:
 
-* ``DatabaseNotifier`` (default, works on SQLite, no extra service): one poller per
+* ``RedisNotifier`` when ``NOTIFIER_REDIS_URL`` is set (an explicit choice wins);
+* else, on PostgreSQL, ``PostgresNotifier`` (:mod:`a2a_app.core.notify_pg`): writers
+  NOTIFY in the transaction that records the events, one LISTEN connection per process;
+* else ``DatabaseNotifier`` (SQLite, no extra service): one poller per
   process asks every ``STREAM_POLL_SECONDS`` which watched tasks' ``event_count`` moved
   (one query for all streams of the process, none when nobody watches).
-* ``RedisNotifier``: writers publish on ``a2a:task:<id>`` after commit; each process
-  holds one pattern subscription and wakes its own streams. Idle streams cost no query
-  and no database connection. Every Redis call is bounded by ``REDIS_TIMEOUT``; when
-  Redis fails or hangs, it is skipped for ``OUTAGE_RETRY_SECONDS`` and streams poll the
-  database meanwhile, so a hung Redis slows no write.
+
+``RedisNotifier``: writers publish on ``a2a:task:<id>`` after commit; each process
+holds one pattern subscription and wakes its own streams. Idle streams cost no query
+and no database connection. Every Redis call is bounded by ``REDIS_TIMEOUT``; when
+Redis fails or hangs, it is skipped for ``OUTAGE_RETRY_SECONDS`` and streams poll the
+database meanwhile, so a hung Redis slows no write.
 
 Writers in the same process also wake local streams directly (``publish``).
 """
@@ -75,6 +79,9 @@ waiters = Waiters()
 
 
 class DatabaseNotifier:
+    #: Writers NOTIFY on no channel (see PostgresNotifier).
+    channel: str | None = None
+
     def __init__(self, only_while: Callable[[], bool] | None = None) -> None:
         #: Poll only while this says so (the Redis notifier's fallback: while Redis is out).
         self.only_while = only_while
@@ -137,6 +144,7 @@ def redis_options() -> dict[str, Any]:
 class RedisNotifier:
     """Redis pub/sub; while Redis is out (the breaker open), streams poll the database."""
 
+    channel: str | None = None
     #: A subscription idle this long pings Redis: a hung server sends no error.
     HEALTH_CHECK_SECONDS = 5.0
 
@@ -214,20 +222,45 @@ _notifier: Any = None
 _notifier_lock = threading.Lock()
 
 
-def get_notifier() -> DatabaseNotifier | RedisNotifier:
+def get_notifier() -> Any:
+    """The process's notifier: Redis if ``NOTIFIER_REDIS_URL`` is set, else LISTEN/NOTIFY
+    on PostgreSQL, else polling."""
     global _notifier
     if _notifier is None:
         with _notifier_lock:
             if _notifier is None:
-                url = a2a_settings.NOTIFIER_REDIS_URL
-                _notifier = RedisNotifier(url) if url else DatabaseNotifier()
+                _notifier = _make_notifier()
     return _notifier
 
 
+def _make_notifier() -> Any:
+    url = a2a_settings.NOTIFIER_REDIS_URL
+    if url:
+        return RedisNotifier(url)
+    if listen_notify_available():
+        from a2a_app.core.notify_pg import PostgresNotifier
+
+        return PostgresNotifier()
+    return DatabaseNotifier()
+
+
+def listen_notify_available() -> bool:
+    """PostgreSQL through psycopg 3, whose listening connection the PostgreSQL notifier
+    uses (with psycopg2 streams poll: check a2a_app.W150 says so)."""
+    if connection.vendor != "postgresql":
+        return False
+    from django.db.backends.postgresql.psycopg_any import is_psycopg3
+
+    return is_psycopg3
+
+
 def reset() -> None:
-    """Forget the notifier (settings changed, tests)."""
+    """Forget the notifier (settings changed, tests); a listening one stops."""
     global _notifier
-    _notifier = None
+    notifier, _notifier = _notifier, None
+    stop = getattr(notifier, "stop", None)
+    if stop is not None:
+        stop()
 
 
 def publish(task_id: str) -> None:

@@ -53,11 +53,14 @@ def write(
     is_new: bool,
     update_fields: Sequence[str],
     tables: Sequence[Rows],
+    notify: tuple[str, str] | None = None,
 ) -> list[Any]:
     """Insert (or update ``update_fields`` of) ``instance``, then the rows of each table.
 
     Returns the primary keys of the last table's new rows, in order (what a following
-    write may refer to); none when that table has no rows.
+    write may refer to); none when that table has no rows. ``notify`` (channel, payload):
+    on PostgreSQL, the same statement calls ``pg_notify``, which PostgreSQL sends when
+    the transaction commits (and never if it rolls back); ignored elsewhere.
     """
     wants_keys = bool(tables) and bool(tables[-1][1])
     tables = [(model, rows) for model, rows in tables if rows]
@@ -74,6 +77,12 @@ def write(
     parts = [_insert_instance(instance) if is_new else _update(instance, update_fields)]
     parts.extend(_insert_rows(model, rows) for model, rows in tables)
     *ctes, (sql, main_params) = parts
+    if notify is not None and tables:
+        # A SELECT in a CTE runs only if the statement reads it: joined to the last
+        # INSERT's rows, it runs (at least once: those rows are never empty; PostgreSQL
+        # folds identical notifications of one transaction into one).
+        sql += " CROSS JOIN (SELECT pg_notify(%s, %s)) AS notified"
+        main_params = [*main_params, *notify]
     pk = tables[-1][0]._meta.pk if wants_keys else None
     returning = pk is not None and pk.db_returning
     if returning:

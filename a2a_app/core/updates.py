@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from a2a_app.core import rows, store
 from a2a_app.core.dispatch import get_dispatcher
+from a2a_app.core.notify import get_notifier
 from a2a_app.exceptions import TaskClosed, TaskNotFound
 from a2a_app.models import Delivery, PushConfig, Task, TaskArtifact, TaskEvent, TaskMessage
 from a2a_app.protocol.types import Artifact, Message, Part, TaskState
@@ -197,6 +198,9 @@ class TaskUpdate:
             is_new=self.is_new,
             update_fields=[*_TASK_FIELDS, "skill_id"] if self.skill_changed else _TASK_FIELDS,
             tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
+            # Nobody can watch a task before its first write commits: no NOTIFY then (it
+            # cost PostgreSQL ~0.2 ms of CPU per SendMessage).
+            notify=_notify(str(task.pk)) if events and not self.is_new else None,
         )
         for body in changed_artifacts:
             TaskArtifact.objects.filter(task=task, artifact_id=body["artifactId"]).update(
@@ -285,6 +289,12 @@ class TaskUpdate:
         """The task's artifacts after save() (given its artifacts, or a new task)."""
         assert self.artifacts is not None, "TaskUpdate was not given the task's artifacts"
         return self.artifacts
+
+
+def _notify(task_id: str) -> tuple[str, str] | None:
+    """The NOTIFY that goes with a write of events, if the notifier listens for one."""
+    channel = get_notifier().channel
+    return (channel, task_id) if channel else None
 
 
 def agent_parts(text: str = "", data: Any = None) -> list[Part]:

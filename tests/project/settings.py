@@ -110,6 +110,9 @@ A2A_APP = {
     "WEBHOOK_MAX_ATTEMPTS": env.int("A2A_WEBHOOK_MAX_ATTEMPTS", 8),
     "WEBHOOK_BACKOFF_SECONDS": env.float("A2A_WEBHOOK_BACKOFF_SECONDS", 2),
     "NOTIFIER_REDIS_URL": env.str("A2A_NOTIFIER_REDIS_URL", default=None),
+    # A poll too slow to matter proves that LISTEN/NOTIFY woke a stream.
+    "STREAM_POLL_SECONDS": env.float("A2A_STREAM_POLL_SECONDS", 0.2),
+    "STREAM_KEEPALIVE_SECONDS": env.float("A2A_STREAM_KEEPALIVE_SECONDS", 15),
     # API keys (the default) and, opted in, HTTP Basic for the tests' users.
     "AUTHENTICATION_CLASSES": [
         "a2a_app.authentication.ApiKeyAuthentication",
