@@ -194,6 +194,9 @@ def broker() -> Any:
     from celery import Celery
 
     app = Celery("tracing-test", broker="memory://", set_as_current=False)
+    # kombu's memory transport is one per process: earlier tests' jobs may wait in it.
+    with app.connection_for_write() as connection:
+        connection.SimpleQueue("celery").clear()
     with dispatch.dispatching_to(dispatch.CeleryDispatcher(app)):
         yield app
 
