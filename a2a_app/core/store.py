@@ -216,7 +216,12 @@ def trim_history(history: list[JSON], history_length: int | None) -> list[JSON]:
 
 
 def encode_page_token(task: Task) -> str:
-    raw = json.dumps([task.status_timestamp.isoformat(), str(task.pk)], separators=(",", ":"))
+    return page_token(task.status_timestamp, task.pk)
+
+
+def page_token(status_timestamp: datetime, task_id: uuid.UUID) -> str:
+    """The token of the page after the task with this status timestamp and id."""
+    raw = json.dumps([status_timestamp.isoformat(), str(task_id)], separators=(",", ":"))
     return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
 
 

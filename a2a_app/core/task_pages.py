@@ -41,7 +41,7 @@ def list_tasks(
     request: ListTasksRequest, caller: Caller, cursor: tuple[datetime, Any] | None
 ) -> JSON:
     """What :func:`a2a_app.core.store.list_tasks` answers, for an allowed caller."""
-    from a2a_app.core.store import encode_page_token  # store imports this module
+    from a2a_app.core.store import page_token  # store imports this module
 
     context_id = request.context_id or None
     state = None if request.status is None else request.status.value
@@ -97,11 +97,7 @@ def list_tasks(
     last = page[-1] if page else None
     return {
         "tasks": tasks,
-        "nextPageToken": (
-            encode_page_token(Task(pk=last[0], status_timestamp=last[3]))
-            if has_more and last
-            else ""
-        ),
+        "nextPageToken": page_token(last[3], last[0]) if has_more and last else "",
         "pageSize": request.page_size,
         "totalSize": total,
     }
