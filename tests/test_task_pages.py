@@ -60,8 +60,11 @@ def caller() -> Caller:
             context_id=f"ctx-{i % 2}",
             owner=owner,
             state=STATES[i % 3],
-            # pairs of tasks share a timestamp
-            status_timestamp=BASE + timedelta(seconds=i // 2, microseconds=999),
+            # Pairs of tasks share a timestamp (the id orders them); some fall on a whole
+            # second (isoformat then writes no fraction in the page token), some just
+            # before a millisecond's end (the wire's milliseconds are truncated).
+            status_timestamp=BASE.replace(microsecond=0)
+            + timedelta(seconds=i // 2, microseconds=0 if i // 2 % 3 == 0 else 999 * (i // 2)),
             status_message=(
                 {"messageId": f"s-{i}", "role": "ROLE_AGENT", "parts": [{"text": "working"}]}
                 if i % 4 == 1

@@ -16,7 +16,8 @@ The answer is the portable path's, key for key (tests/test_task_pages.py compare
 from __future__ import annotations
 
 import json
-from datetime import datetime
+import uuid
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -27,9 +28,15 @@ from a2a_app.conf import a2a_settings
 from a2a_app.core import rows
 from a2a_app.models import Task, TaskArtifact, TaskCount, TaskMessage
 from a2a_app.protocol.params import ListTasksRequest
-from a2a_app.protocol.wire import format_timestamp
 
 JSON = dict[str, Any]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+#: A status timestamp as format_timestamp writes it: UTC, milliseconds (truncated), "Z".
+_WIRE_TIMESTAMP = (
+    "to_char(p.status_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+)
 
 
 def applies() -> bool:
@@ -72,21 +79,30 @@ def list_tasks(
     )
     with rows.statement_cursor(connection) as db:
         db.execute(sql, params)
-        found = db.fetchall()
-    total = found[0][0]
-    page = [row[1:] for row in found if row[1] is not None]
+        total, page_json = db.fetchone()
+    page = json.loads(page_json)
     has_more = len(page) > request.page_size
     page = page[: request.page_size]
     keep = _fitting(page, request.history_length, request.include_artifacts)
     if keep < len(page):
         page, has_more = page[:keep], True
     tasks = []
-    for task_id, context, task_state, timestamp, _size, parts in page:
-        status_message, metadata, history, artifacts = json.loads(parts)
-        status: JSON = {"state": task_state, "timestamp": format_timestamp(timestamp)}
-        if status_message:
-            status["message"] = status_message
-        out: JSON = {"id": str(task_id), "contextId": context, "status": status}
+    for (
+        task_id,
+        context,
+        state_name,
+        timestamp,
+        _,
+        _,
+        message,
+        metadata,
+        history,
+        artifacts,
+    ) in page:
+        status: JSON = {"state": state_name, "timestamp": timestamp}
+        if message:
+            status["message"] = message
+        out: JSON = {"id": task_id, "contextId": context, "status": status}
         if request.include_artifacts:
             out["artifacts"] = artifacts
         if history:
@@ -94,10 +110,13 @@ def list_tasks(
         if metadata:
             out["metadata"] = metadata
         tasks.append(out)
-    last = page[-1] if page else None
+    token = ""
+    if has_more and page:
+        last_id, last_micros = page[-1][0], page[-1][4]
+        token = page_token(_EPOCH + timedelta(microseconds=last_micros), uuid.UUID(last_id))
     return {
         "tasks": tasks,
-        "nextPageToken": page_token(last[3], last[0]) if has_more and last else "",
+        "nextPageToken": token,
         "pageSize": request.page_size,
         "totalSize": total,
     }
@@ -110,7 +129,7 @@ def _fitting(page: list[tuple], history_length: int | None, artifacts: bool) -> 
         return len(page)
     used = 0
     for index, row in enumerate(page):
-        used += row[4]
+        used += row[5]
         if used > budget and index:
             return index
     return len(page)
@@ -160,10 +179,17 @@ def _page_sql(context: bool, state: bool, after: bool, cursor: bool, artifacts: 
             f"(SELECT coalesce(sum(length(a.body::text)), 0) "
             f"FROM {artifact} a WHERE a.task_id = p.id)"
         )
+    # One row: the total and the page as one JSON array of one array per task, [id,
+    # contextId, state, wire timestamp, timestamp in µs since the epoch (exact, for the page
+    # token), bytes, status message, metadata, history, artifacts], read with one
+    # json.loads; p.id is NULL on an empty page (the LEFT JOIN keeps the total).
     return (
-        f"SELECT n.total, p.id, p.context_id, p.state, p.status_timestamp, "
-        f"h.size + {artifacts_size}, "
-        f"json_build_array(p.status_message, p.metadata, h.bodies, {artifacts_json})::text "
+        f"SELECT n.total, coalesce(json_agg(json_build_array("
+        f"p.id, p.context_id, p.state, {_WIRE_TIMESTAMP}, "
+        f"(extract(epoch FROM p.status_timestamp) * 1000000)::bigint, "
+        f"h.size + {artifacts_size}, p.status_message, p.metadata, h.bodies, {artifacts_json}"
+        f") ORDER BY p.status_timestamp DESC, p.id DESC) FILTER (WHERE p.id IS NOT NULL), "
+        f"'[]')::text "
         f"FROM ({total}) n LEFT JOIN LATERAL ("
         f"SELECT t.id, t.context_id, t.state, t.status_timestamp, t.status_message, "
         f"t.metadata FROM {task} t WHERE {where}{keyset} "
@@ -173,5 +199,5 @@ def _page_sql(context: bool, state: bool, after: bool, cursor: bool, artifacts: 
         f"coalesce(sum(length(r.body::text)), 0) AS size FROM ("
         f"SELECT m.body, m.position FROM {message} m WHERE m.task_id = p.id "
         f"ORDER BY m.position DESC LIMIT %s) r) h ON true "
-        f"ORDER BY p.status_timestamp DESC, p.id DESC"
+        f"GROUP BY n.total"
     )
