@@ -121,6 +121,14 @@ CASES = [
         baseline="bare-json",
         needs=("big",),
     ),
+    Case(
+        "get-caller",
+        "GetTask by a signed-in caller (API key) of 1,000,000 tasks, historyLength 10",
+        "get_caller.lua",
+        lambda c: _get_caller_args(1_000_000),
+        baseline="bare-json",
+        needs=("caller",),
+    ),
     *(
         Case(
             f"list-caller-{label}-{page}",
@@ -201,6 +209,12 @@ def _big_context() -> str:
     from bench.seed import big_context_id
 
     return big_context_id()
+
+
+def _get_caller_args(size: int) -> list[str]:
+    from bench import listing
+
+    return listing.get_case_args(size)
 
 
 def _listing_args(size: int, deep: bool) -> list[str]:

@@ -28,8 +28,9 @@ LARGE = 1_000_000
 PER_CONTEXT = 1_000
 DEEP_SHARE = 0.9
 
-#: What the cases need, filled by :func:`seed`: size → (API key, deep page token).
-SEEDED: dict[int, tuple[str, str]] = {}
+#: What the cases need, filled by :func:`seed`: size → (API key, deep page token, the id
+#: of one of the caller's tasks: what the signed-in GetTask reference reads).
+SEEDED: dict[int, tuple[str, str, str]] = {}
 
 
 def _caller(size: int) -> tuple[str, str]:
@@ -106,7 +107,8 @@ def seed(log: Callable[[str], None] = print) -> None:
         owner, key = _caller(size)
         if not Task.objects.filter(owner=owner).exists():
             insert(owner, size)
-        SEEDED[size] = (key, _deep_token(owner, size))
+        newest = Task.objects.filter(owner=owner).order_by("-status_timestamp", "-pk").first()
+        SEEDED[size] = (key, _deep_token(owner, size), str(newest.pk))
         log(f"  seeded {size:,} tasks of one caller in {time.monotonic() - started:.0f} s")
     started = time.monotonic()
     rows = task_counts.rebuild()
@@ -114,5 +116,12 @@ def seed(log: Callable[[str], None] = print) -> None:
 
 
 def case_args(size: int, deep: bool, page_size: int) -> list[str]:
-    key, token = SEEDED[size]
+    key, token, _ = SEEDED[size]
     return [f'"totalSize":{size}', key, str(page_size), token if deep else ""]
+
+
+def get_case_args(size: int) -> list[str]:
+    """GetTask of one of the caller's tasks, signed in with the same key as its listing:
+    the reference that pays the same authentication as ListTasks does."""
+    key, _, task_id = SEEDED[size]
+    return ["TASK_STATE_COMPLETED", key, task_id]

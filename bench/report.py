@@ -209,6 +209,14 @@ BUDGETS = [
                 "min",
             ),
             (
+                f"ListTasks {page} page, 1,000,000 tasks of one caller ≥ 0.5 × GetTask by the "
+                "same signed-in caller",
+                f"list-caller-1m-{page}",
+                "get-caller",
+                0.5,
+                "min",
+            ),
+            (
                 f"ListTasks {page} page, 1,000,000 tasks of one caller ≤ 1.2 × at 1,000",
                 f"list-caller-1m-{page}",
                 f"list-caller-1k-{page}",
