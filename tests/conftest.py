@@ -42,10 +42,12 @@ def _session_database() -> None:
     from django.conf import settings
 
     db = settings.DATABASES["default"]
-    if db["ENGINE"] != "django.db.backends.sqlite3":
-        return
-    name = f"a2a-app-test-{os.getpid()}-{secrets.token_hex(4)}.sqlite3"
-    db.setdefault("TEST", {})["NAME"] = str(Path(tempfile.gettempdir()) / name)
+    session = f"{os.getpid()}-{secrets.token_hex(4)}"
+    if db["ENGINE"] == "django.db.backends.sqlite3":
+        name = str(Path(tempfile.gettempdir()) / f"a2a-app-test-{session}.sqlite3")
+    else:  # pytest-django's default, test_<name>, would be shared by every session
+        name = f"test_{db['NAME']}_{session.replace('-', '_')}"
+    db.setdefault("TEST", {})["NAME"] = name
 
 
 def pytest_configure(config: pytest.Config) -> None:

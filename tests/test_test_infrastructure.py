@@ -51,10 +51,6 @@ def run(command: list[str], **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_two_sessions_in_one_process_have_databases_of_their_own(tmp_path: Path):
-    if connection.vendor != "sqlite":
-        # On PostgreSQL pytest-django names the database itself (test_<name>).
-        assert connection.vendor == "postgresql"
-        return
     probe = tmp_path / "test_probe.py"
     probe.write_text(PROBE)
     out = tmp_path / "names"
@@ -64,17 +60,27 @@ def test_two_sessions_in_one_process_have_databases_of_their_own(tmp_path: Path)
     first, second = out.read_text().split()
     assert first != second
     for name in (first, second):
-        assert re.fullmatch(r".*/a2a-app-test-\d+-[0-9a-f]{8}\.sqlite3", name)
-        assert not Path(name).exists()  # each session drops its own at its end
+        if connection.vendor == "sqlite":
+            assert re.fullmatch(r".*/a2a-app-test-\d+-[0-9a-f]{8}\.sqlite3", name)
+            assert not Path(name).exists()  # each session drops its own at its end
+        else:
+            assert re.fullmatch(r"test_\w+_\d+_[0-9a-f]{8}", name)
+            import psycopg  # the test database is not this test's: ask the server itself
+
+            url = os.environ["DATABASE_URL"]
+            with psycopg.connect(url) as server:
+                found = server.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+                assert found.fetchone() is None  # dropped at its session's end
 
 
 @pytest.mark.django_db
-def test_this_session_does_not_use_the_per_process_file():
+def test_this_session_does_not_use_the_per_process_database():
+    name = connection.settings_dict["NAME"]
+    assert name == connection.settings_dict["TEST"]["NAME"]
     if connection.vendor == "sqlite":
-        assert connection.settings_dict["NAME"] == connection.settings_dict["TEST"]["NAME"]
-        assert Path(connection.settings_dict["NAME"]).name.startswith(
-            f"a2a-app-test-{os.getpid()}-"
-        )
+        assert Path(name).name.startswith(f"a2a-app-test-{os.getpid()}-")
+    else:
+        assert name.startswith("test_") and f"_{os.getpid()}_" in name
 
 
 REDIS_TEST = "tests/test_streaming.py::test_redis_notifier_wakes_a_stream_for_another_process"
