@@ -104,11 +104,17 @@ class CeleryDispatcher:
             logger.warning("broker unavailable: task %s stays SUBMITTED for the sweep", task_id)
 
     def schedule_deliveries(self, config_ids: Iterable[int], countdown: float = 0) -> None:
-        for config_id in config_ids:
+        from a2a_app.push.delivery import CLAIM_SIZE
+
+        # One message per run's worth of configs, not one per config (a run claims many);
+        # more than one so that several workers share a long list.
+        ids = list(config_ids)
+        for start in range(0, len(ids), CLAIM_SIZE):
+            chunk = ids[start : start + CLAIM_SIZE]
             try:
-                self._send(DELIVER_WEBHOOKS, (config_id,), countdown)
+                self._send(DELIVER_WEBHOOKS, (chunk,), countdown)
             except Exception:
-                logger.warning("could not enqueue deliveries of push config %s", config_id)
+                logger.warning("could not enqueue deliveries of push configs %s", chunk)
 
     def publish(self, task_id: str) -> None:
         notify.publish(task_id)
