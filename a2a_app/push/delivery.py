@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from a2a_app import tracing
 from a2a_app.conf import a2a_settings
-from a2a_app.core.dispatch import get_dispatcher
+from a2a_app.core.dispatch import CONFIGS_PER_RUN, get_dispatcher
 from a2a_app.models import Delivery, PushConfig
 from a2a_app.protocol.types import ends_stream
 from a2a_app.protocol.v03 import jsonrpc as v03_jsonrpc
@@ -43,7 +43,7 @@ CONTENT_TYPE = "application/a2a+json"
 #: Pending deliveries of a config read per batch (then sent one by one, in order).
 BATCH_SIZE = 50
 #: Configs one worker run claims at once (``deliver_due``).
-CLAIM_SIZE = 50
+CLAIM_SIZE = CONFIGS_PER_RUN
 #: What an attempt changes on its Delivery row (only these are written back).
 RECORDED_FIELDS = (
     "attempts",
