@@ -93,6 +93,12 @@ def test_a_failing_receiver_holds_back_only_its_own_config(
     # While its retry waits, the config is not claimed again (its later events look due).
     assert delivery.deliver_due(sender=sender) == "idle"
     assert PushConfig.objects.get(pk=broken.pk).delivering_until is None
+    # Its retry's own message, come early: scheduled again for the row's time, not posted.
+    assert delivery.deliver_due([broken.pk], sender=sender) == "1 wait"
+    assert sender.sequences(broken) == [1]
+    [_, (ids, countdown)] = dispatched.deliveries
+    assert ids == [broken.pk] and 20 < countdown <= 60
+    assert PushConfig.objects.get(pk=broken.pk).delivering_until is None
 
 
 @pytest.mark.django_db

@@ -143,7 +143,7 @@ def lease_seconds() -> float:
 
 def claim_due(requested: list[int], limit: int, lease_until: datetime) -> list[int]:
     """Lease up to ``limit`` configs whose pending deliveries are all due (none waits for
-    a retry's backoff), those of ``requested`` first; their ids.
+    a retry's backoff), and those of ``requested`` with any pending (first); their ids.
 
     One statement on PostgreSQL (rows another worker is claiming are skipped, not waited
     for) and SQLite (its writes are serialized); elsewhere one conditional UPDATE per
@@ -157,7 +157,7 @@ def claim_due(requested: list[int], limit: int, lease_until: datetime) -> list[i
         .order_by()
         .values("config_id")
         .annotate(latest=Max("next_attempt_at"))
-        .filter(latest__lte=now)
+        .filter(Q(latest__lte=now) | Q(config_id__in=requested))
         .values("config_id")
     )
     free = Q(delivering_until__isnull=True) | Q(delivering_until__lt=now)
@@ -179,21 +179,24 @@ def _claim_due_returning(
     first = ", ".join(["%s"] * len(requested)) or "NULL"
     lock = " FOR UPDATE SKIP LOCKED" if connection.vendor == "postgresql" else ""
     # "All due": a config whose oldest pending delivery waits for a retry has later
-    # deliveries that look due; claiming it would only find the wait again.
+    # deliveries that look due; claiming it would only find the wait again. Unless it
+    # was asked for: its retry's message may come a moment early, and the run then
+    # schedules it again for the time the row says.
     sql = f"""
         UPDATE {configs} SET delivering_until = %s WHERE id IN (
             SELECT c.id FROM {configs} c
             WHERE c.id IN (
                 SELECT d.config_id FROM {deliveries} d
                 WHERE d.status = %s AND d.config_id IS NOT NULL
-                GROUP BY d.config_id HAVING MAX(d.next_attempt_at) <= %s
+                GROUP BY d.config_id
+                HAVING MAX(d.next_attempt_at) <= %s OR d.config_id IN ({first})
             )
             AND (c.delivering_until IS NULL OR c.delivering_until < %s)
             ORDER BY CASE WHEN c.id IN ({first}) THEN 0 ELSE 1 END, c.id
             LIMIT %s{lock}
         ) RETURNING id
     """
-    params = [adapt(lease_until), Delivery.Status.PENDING, adapt(now), adapt(now)]
+    params = [adapt(lease_until), Delivery.Status.PENDING, adapt(now), *requested, adapt(now)]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, *requested, limit])
         return sorted(row[0] for row in cursor.fetchall())
