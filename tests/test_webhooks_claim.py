@@ -208,3 +208,25 @@ def test_two_workers_never_deliver_one_config_at_once(
     assert all(sequences == [1, 2, 3, 4, 5] for sequences in by_task.values())
     assert set(Delivery.objects.values_list("status", "attempts")) == {("delivered", 1)}
     assert len(sender.by_thread) == 2  # both workers delivered some configs
+
+
+@pytest.mark.django_db
+def test_the_portable_claim_and_write_on_other_databases(
+    dns,  # noqa: F811
+    dispatched,
+    monkeypatch,
+) -> None:
+    """A backend with neither UPDATE ... RETURNING nor UPDATE ... FROM: one conditional
+    UPDATE per candidate config and one save per attempt, with the same outcome."""
+    from django.db import connection
+
+    held, first, second = configs(3, 2)
+    until = timezone.now() + timedelta(seconds=60)
+    PushConfig.objects.filter(pk=held.pk).update(delivering_until=until)
+    monkeypatch.setattr(connection, "vendor", "elsewhere")
+    sender = RecordingSender()
+    assert delivery.deliver_due([second.pk], sender=sender) == "2 done"
+    assert sender.sequences(first) == sender.sequences(second) == [1, 2]
+    assert sender.sequences(held) == []
+    statuses = dict(Delivery.objects.values_list("config_id", "status").distinct())
+    assert statuses == {held.pk: "pending", first.pk: "delivered", second.pk: "delivered"}
