@@ -26,9 +26,11 @@ def run_task(task_id: str) -> str:
 
 
 @shared_task(name=dispatch.DELIVER_WEBHOOKS, acks_late=True)
-@tracing.job("a2a.deliver_webhooks", lambda pk: {"a2a.push_config": pk}, current_task)
-def deliver_webhooks(config_id: int) -> str:
-    return delivery.deliver(config_id)
+@tracing.job("a2a.deliver_webhooks", lambda ids: {"a2a.push_config": ids}, current_task)
+def deliver_webhooks(config_ids: list[int] | int) -> str:
+    """Deliver these configs' events and those of other configs due (one run, many
+    configs). An int: a message queued by an older version, one config."""
+    return delivery.deliver_due([config_ids] if isinstance(config_ids, int) else config_ids)
 
 
 @shared_task(name=dispatch.SWEEP, ignore_result=True)

@@ -100,12 +100,12 @@ class RecordingDispatcher:
         return [runner.execute(task_id) for task_id in runs]
 
     def deliver_scheduled(self) -> list[str]:
-        """Deliver the recorded webhook configs here, as a worker would."""
+        """Deliver the recorded webhook configs here, as a worker would: one run per
+        scheduling call (countdowns not waited for); what each run did."""
         from a2a_app.push import delivery
 
-        config_ids = [config_id for ids, _ in self.deliveries for config_id in ids]
-        self.deliveries = []
-        return [delivery.deliver(config_id) for config_id in dict.fromkeys(config_ids)]
+        scheduled, self.deliveries = self.deliveries, []
+        return [delivery.deliver_due(config_ids) for config_ids, _ in scheduled]
 
 
 @contextlib.contextmanager

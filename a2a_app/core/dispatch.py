@@ -37,6 +37,9 @@ logger = logging.getLogger("a2a_app.calls")
 RUN_TASK = "a2a_app.tasks.run_task"
 DELIVER_WEBHOOKS = "a2a_app.tasks.deliver_webhooks"
 SWEEP = "a2a_app.tasks.sweep"
+#: Webhook configs one worker run claims at most (``delivery.deliver_due``), so also the
+#: most one ``DELIVER_WEBHOOKS`` message names.
+CONFIGS_PER_RUN = 50
 
 
 class Dispatcher(Protocol):
@@ -104,11 +107,15 @@ class CeleryDispatcher:
             logger.warning("broker unavailable: task %s stays SUBMITTED for the sweep", task_id)
 
     def schedule_deliveries(self, config_ids: Iterable[int], countdown: float = 0) -> None:
-        for config_id in config_ids:
+        # One message per run's worth of configs, not one per config (a run claims many);
+        # more than one so that several workers share a long list.
+        ids = list(config_ids)
+        for start in range(0, len(ids), CONFIGS_PER_RUN):
+            chunk = ids[start : start + CONFIGS_PER_RUN]
             try:
-                self._send(DELIVER_WEBHOOKS, (config_id,), countdown)
+                self._send(DELIVER_WEBHOOKS, (chunk,), countdown)
             except Exception:
-                logger.warning("could not enqueue deliveries of push config %s", config_id)
+                logger.warning("could not enqueue deliveries of push configs %s", chunk)
 
     def publish(self, task_id: str) -> None:
         notify.publish(task_id)
