@@ -18,7 +18,8 @@ from django.test import AsyncClient
 from django.test.utils import CaptureQueriesContext
 
 from a2a_app import api
-from a2a_app.core import notify_pg, streams
+from a2a_app.asgi import ASGIHandler
+from a2a_app.core import notify, notify_pg, streams
 from tests.conftest import user_message
 from tests.test_streaming import COMPLETED, log_bodies, open_stream, run, summary
 
@@ -202,3 +203,42 @@ def test_streams_opening_before_the_listener_is_up_share_one_waiting_thread(monk
 
 async def _nothing() -> None:
     return None
+
+
+def test_the_notifier_is_made_at_start_up_off_the_event_loop(monkeypatch):
+    """Making the Redis notifier imports its client (~0.2 s of a busy CPU): the ASGI
+    start-up does it in a thread, before the first stream; so would a first stream."""
+    made_on: list[threading.Thread] = []
+    real = notify._make_notifier
+
+    def make() -> Any:
+        made_on.append(threading.current_thread())
+        return real()
+
+    monkeypatch.setattr(notify, "_make_notifier", make)
+    notify.reset()
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append({**message, "notifier made": notify._notifier is not None})
+
+    async def start_up() -> threading.Thread:
+        await ASGIHandler()({"type": "lifespan"}, receive, send)
+        return threading.current_thread()
+
+    loop_thread = run(start_up())
+    assert sent[0] == {"type": "lifespan.startup.complete", "notifier made": True}
+    assert len(made_on) == 1 and made_on[0] is not loop_thread
+
+    notify.reset()
+
+    async def first_stream() -> tuple[Any, threading.Thread]:
+        return await notify.aget_notifier(), threading.current_thread()
+
+    notifier, loop_thread = run(first_stream())
+    assert notifier is notify.get_notifier()
+    assert len(made_on) == 2 and made_on[1] is not loop_thread

@@ -35,7 +35,7 @@ from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.core import dispatch, limits, retries, runner, sending, store
 from a2a_app.core.execution import build_context, resolve_outcome, run_handler
-from a2a_app.core.notify import get_notifier, waiters
+from a2a_app.core.notify import aget_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.models import Task, TaskEvent
 from a2a_app.protocol.errors import UnsupportedOperationError
@@ -408,7 +408,7 @@ async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
         return
     task_id, after = start.task_id, start.after
     wake = waiters.add(task_id)
-    await get_notifier().listen()
+    await (await aget_notifier()).listen()
     reader = log_reader()
     try:
         while True:
