@@ -242,3 +242,23 @@ def test_the_notifier_is_made_at_start_up_off_the_event_loop(monkeypatch):
     notifier, loop_thread = run(first_stream())
     assert notifier is notify.get_notifier()
     assert len(made_on) == 2 and made_on[1] is not loop_thread
+
+
+def test_streams_are_told_before_the_signals_receivers_run(dispatched, working_tasks):
+    """A stream's wake-up does not wait for task_status_changed's receivers."""
+    from a2a_app.signals import task_status_changed
+
+    [task_id] = working_tasks(1)
+    published_when_signalled: list[bool] = []
+
+    def receiver(sender: Any, task: Any, **kwargs: Any) -> None:
+        published_when_signalled.append(dispatched.published.count(str(task.pk)) == 2)
+
+    task_status_changed.connect(receiver)
+    try:
+        before = dispatched.published.count(task_id)
+        api.complete(task_id, "done")
+    finally:
+        task_status_changed.disconnect(receiver)
+    assert before == 1  # WORKING was published when the task was left working
+    assert published_when_signalled == [True]
