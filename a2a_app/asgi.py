@@ -42,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import logging
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -58,6 +59,9 @@ from django.http import FileResponse, HttpResponseBase
 from django.urls import Resolver404, resolve, set_script_prefix
 
 from a2a_app.conf import a2a_settings
+from a2a_app.core import notify
+
+logger = logging.getLogger("a2a_app.streams")
 
 #: The attribute that marks a view whose request bodies ``MAX_REQUEST_BYTES`` limits.
 BODY_LIMIT = "a2a_app_body_limit"
@@ -198,12 +202,17 @@ class ASGIHandler(asgi.ASGIHandler):
             self.executors.give_back(executor)
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
-        """Acknowledge the server's start-up and shutdown: there is nothing to do then
-        (Django is set up already), but a server told the protocol is unsupported says so
-        in the log of every start."""
+        """Acknowledge the server's start-up and shutdown (a server told the protocol is
+        unsupported says so in the log of every start). At start-up, make the streams'
+        notifier (importing its client) before the first request, not on the event loop
+        under the first burst of streams; it connects later, when a stream first waits."""
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                try:
+                    await notify.aget_notifier()
+                except Exception:  # the first stream tries again; the site still starts
+                    logger.exception("could not make the stream notifier")
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})

@@ -566,6 +566,15 @@ def run_streaming(
         "backlog_median_ms": (
             statistics.median(result.backlog_ms) if result.backlog_ms else float("nan")
         ),
+        "by_phase": {
+            phase: {
+                "events": len(delays),
+                "median_ms": statistics.median(delays),
+                "p99_ms": result.percentile(99, delays),
+            }
+            for phase, delays in (("opening", result.opening_ms), ("steady", result.steady_ms))
+            if delays
+        },
         "by_event": {
             kind: {
                 "events": len(delays),
@@ -586,6 +595,12 @@ def run_streaming(
         log(
             f"    + {summary['backlog']} events written before their stream started "
             f"(median {summary['backlog_median_ms']:.1f} ms; not in the figures above)"
+        )
+    for phase, by in summary["by_phase"].items():
+        log(
+            f"    {phase + ':':<10} {by['events']:4} events written "
+            + ("while streams opened" if phase == "opening" else "once all were open")
+            + f": median {by['median_ms']:.1f} ms, p99 {by['p99_ms']:.1f} ms"
         )
     for kind, by in summary["by_event"].items():
         log(

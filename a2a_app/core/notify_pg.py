@@ -27,12 +27,12 @@ mode LISTEN does not work; point the site at PostgreSQL directly or use Redis.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import threading
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.db import DEFAULT_DB_ALIAS, connections
 
 from a2a_app.core.notify import DatabaseNotifier, waiters
@@ -78,6 +78,8 @@ class PostgresNotifier:
         #: Failed attempts since the last LISTEN (the next delay grows with them).
         self._failures = 0
         self._fallback = DatabaseNotifier(only_while=lambda: not self.listening.is_set())
+        #: Per event loop, the wait for the listener that its opening streams share.
+        self._waiting: dict[asyncio.AbstractEventLoop, asyncio.Future] = {}
 
     def publish(self, task_id: str) -> None:
         # The NOTIFY went out with the commit; this wakes this process's streams at once.
@@ -90,8 +92,18 @@ class PostgresNotifier:
         """
         await self._fallback.listen()  # idle unless the listener is down
         self._start()
-        if not self.listening.is_set():
-            await sync_to_async(self.listening.wait, thread_sensitive=False)(START_TIMEOUT)
+        if self.listening.is_set():
+            return
+        # One thread waits for the listener, however many streams open meanwhile: a thread
+        # each would fill the loop's default executor when a burst of streams opens.
+        loop = asyncio.get_running_loop()
+        waiting = self._waiting.get(loop)
+        if waiting is None or waiting.done():
+            waiting = self._waiting[loop] = loop.run_in_executor(
+                None, self.listening.wait, START_TIMEOUT
+            )
+            waiting.add_done_callback(lambda _: self._waiting.pop(loop, None))
+        await asyncio.shield(waiting)  # a stream that goes away leaves the others waiting
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop listening and close the connection (tests, settings changes)."""

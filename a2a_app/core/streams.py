@@ -17,21 +17,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import operator
 import threading
+import weakref
+from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.db import connection, connections, transaction
+from django.db.models import Q
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.core import dispatch, limits, retries, runner, sending, store
 from a2a_app.core.execution import build_context, resolve_outcome, run_handler
-from a2a_app.core.notify import get_notifier, waiters
+from a2a_app.core.notify import aget_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.models import Task, TaskEvent
 from a2a_app.protocol.errors import UnsupportedOperationError
@@ -268,15 +272,109 @@ class _LazySink:
 # --- the asynchronous part ------------------------------------------------------------------
 
 
-def _fetch_events(task_id: str, after: int) -> list[tuple[int, JSON]]:
+class LogReader:
+    """Reads the logs of one event loop's streams: one query for every stream that waits
+    for a read, on a thread of :func:`_read_threads`.
+
+    A read per stream on the loop's default executor (``min(32, cpus + 4)`` threads,
+    shared with everything else in the process that uses it) queued: when 48 streams
+    opened at once, their first reads, and the wait of each for the notifier, filled those
+    threads, and a live stream's next event waited behind them. Here the reads asked for
+    while a query runs go together into the next query: a burst of streams costs two
+    queries' time and one database connection, whatever its size.
+    """
+
+    #: Tasks per query (SQLite limits the depth of an expression: a long OR chain).
+    CHUNK = 100
+
+    def __init__(self) -> None:
+        self._wanted: dict[str, list[tuple[int, asyncio.Future]]] = {}
+        self._draining: asyncio.Task | None = None
+        #: Queries made (tests).
+        self.queries = 0
+
+    async def read(self, task_id: str, after: int) -> list[tuple[int, JSON]]:
+        """The task's events after sequence ``after``, in order."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future = loop.create_future()
+        self._wanted.setdefault(task_id, []).append((after, future))
+        if self._draining is None:
+            self._draining = loop.create_task(self._drain())
+        return await future
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._wanted:
+                batch, self._wanted = self._wanted, {}
+                since = {task_id: min(a for a, _ in readers) for task_id, readers in batch.items()}
+                chunks = _chunks(since, self.CHUNK)
+                self.queries += len(chunks)
+                try:
+                    logs = await loop.run_in_executor(_read_threads(), _fetch_logs, chunks)
+                except Exception as exc:
+                    for readers in batch.values():
+                        for _, future in readers:
+                            if not future.done():
+                                future.set_exception(exc)
+                    continue
+                for task_id, readers in batch.items():
+                    log = logs.get(task_id, [])
+                    for after, future in readers:
+                        if not future.done():  # else its stream was cancelled meanwhile
+                            future.set_result([(s, body) for s, body in log if s > after])
+        finally:
+            self._draining = None  # no reference to the loop is kept while idle
+
+
+_readers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LogReader] = (
+    weakref.WeakKeyDictionary()
+)
+_read_executor: ThreadPoolExecutor | None = None
+
+
+def log_reader() -> LogReader:
+    """The running event loop's reader."""
+    loop = asyncio.get_running_loop()
+    reader = _readers.get(loop)
+    if reader is None:
+        reader = _readers[loop] = LogReader()
+    return reader
+
+
+def _read_threads() -> ThreadPoolExecutor:
+    # One query at a time per event loop; a few threads serve a process's loops (a server
+    # has one; tests make many).
+    global _read_executor
+    with _executor_lock:
+        if _read_executor is None:
+            _read_executor = ThreadPoolExecutor(4, thread_name_prefix="a2a-stream-read")
+    return _read_executor
+
+
+def _chunks(since: dict[str, int], size: int) -> list[dict[str, int]]:
+    items = list(since.items())
+    return [dict(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+def _fetch_logs(chunks: list[dict[str, int]]) -> dict[str, list[tuple[int, JSON]]]:
+    """Each task's events after its sequence number, in order: a query per chunk."""
+    logs: dict[str, list[tuple[int, JSON]]] = defaultdict(list)
     try:
-        return list(
-            TaskEvent.objects.filter(task_id=task_id, sequence__gt=after)
-            .order_by("sequence")
-            .values_list("sequence", "body")
-        )
+        for since in chunks:
+            wanted = functools.reduce(
+                operator.or_, (Q(task_id=t, sequence__gt=after) for t, after in since.items())
+            )
+            rows = (
+                TaskEvent.objects.filter(wanted)
+                .order_by("sequence")
+                .values_list("task_id", "sequence", "body")
+            )
+            for task_id, sequence, body in rows:
+                logs[str(task_id)].append((sequence, body))
+        return logs
     finally:
-        connection.close()  # no connection is held while the stream waits
+        connection.close()  # no connection is held while the streams wait
 
 
 def launch(start: StreamStart) -> StreamStart:
@@ -310,12 +408,12 @@ async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
         return
     task_id, after = start.task_id, start.after
     wake = waiters.add(task_id)
-    await get_notifier().listen()
-    fetch = sync_to_async(_fetch_events, thread_sensitive=False)
+    await (await aget_notifier()).listen()
+    reader = log_reader()
     try:
         while True:
             wake.clear()
-            for sequence, body in await fetch(task_id, after):
+            for sequence, body in await reader.read(task_id, after):
                 after = sequence
                 last = ends_stream(body, at_interrupted=not start.until_terminal)
                 yield body, last
