@@ -18,7 +18,7 @@ from a2a_app.protocol.types import Message, Part, Role
 from a2a_app.skills import routing
 from a2a_app.skills.catalogue import SkillInfo
 from a2a_app.skills.registry import SkillSpec, registered
-from a2a_app.skills.routing import fallback_message, route_message
+from a2a_app.skills.routing import fallback_message, fallback_text, route_message, scores
 
 
 def info(skill_id: str, **values: Any) -> SkillInfo:
@@ -264,3 +264,60 @@ class TestFallbackMessage:
         reply = self.answer("Wie ist das Wetter in Berlin?")
         assert reply.parts[0].content.startswith("Dabei kann ich leider nicht helfen.")
         assert reply.parts[1].content["language"] == "de"
+
+
+class TestPhraseScores:
+    """A tag of several words found as a phrase counts ``PHRASE_WEIGHT`` times an IDF of
+    how many skills the message's phrases point at; words count on top."""
+
+    HOURS = info("hours", tags=("how late", "from what time", "open"))
+    WHERE = info("where", tags=("how far",))
+    MENU = info("menu", tags=("menu",))
+
+    def test_one_phrase_of_one_skill_counts_its_weight(self):
+        assert scores("How late?", [self.HOURS, self.WHERE, self.MENU])["hours"] == 1.5
+
+    def test_two_phrases_count_twice(self):
+        found = scores("How late, and from what time?", [self.HOURS, self.WHERE, self.MENU])
+        assert found == {"hours": 3.0, "where": 0.0, "menu": 0.0}
+
+    def test_a_phrase_two_skills_have_counts_less(self):
+        late_too = info("where", tags=("how late",))
+        # log((3 + 1) / 2) / log(3 + 1) = 0.5
+        found = scores("How late?", [self.HOURS, late_too, self.MENU])
+        assert found == {"hours": 0.75, "where": 0.75, "menu": 0.0}
+
+    def test_words_count_on_top_of_a_phrase(self):
+        assert scores("How late are you open?", [self.HOURS, self.WHERE, self.MENU]) == {
+            "hours": 2.5,
+            "where": 0.0,
+            "menu": 0.0,
+        }
+
+
+def test_a_count_in_words_counts_for_a_form_that_counts():
+    # "zu viert" is two stop words; its shape is what a form with a number field hears.
+    spec = SkillSpec(key="table", handler=_handler, name="table", description="", form=TableForm)
+    with registered(spec):
+        assert scores("Wir kommen zu viert", CATALOGUE) == {"table": 0.7, "menu": 0.0, "where": 0.0}
+
+
+@pytest.mark.parametrize("skill_id", ["beer-bar", "beer_bar"])
+def test_the_words_of_a_skill_id_count_like_its_name(skill_id):
+    bar = info(skill_id, name="Bar")
+    assert scores("beer", [bar, MENU, WHERE])[skill_id] == 1.0
+
+
+class TestFallbackLength:
+    OPENING = "Sorry, I can't help with that. I can help with: "
+
+    def test_a_text_of_the_maximum_length_is_kept_whole(self):
+        name = "x" * (routing.FALLBACK_MAX_CHARS - len(self.OPENING) - 1)
+        assert fallback_text([info("x", name=name)], "en") == f"{self.OPENING}{name}."
+
+    def test_a_longer_text_is_cut_before_the_maximum_without_a_trailing_space(self):
+        # The cut (at the maximum less one, for the ellipsis) falls right after a space.
+        words_before_cut = "x" * (routing.FALLBACK_MAX_CHARS - 1 - len(self.OPENING) - 1)
+        name = f"{words_before_cut} {'y' * 20}"
+        cut = fallback_text([info("x", name=name)], "en")
+        assert cut == f"{self.OPENING}{words_before_cut}…"
