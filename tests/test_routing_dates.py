@@ -321,3 +321,65 @@ class TestFallbackLength:
         name = f"{words_before_cut} {'y' * 20}"
         cut = fallback_text([info("x", name=name)], "en")
         assert cut == f"{self.OPENING}{words_before_cut}…"
+
+
+class SmallForm(forms.Form):
+    day = forms.DateField()
+    guests = forms.IntegerField()
+
+
+class TestDataParts:
+    """A data part routes by its keys: most keys of a form, then the form they fill best,
+    then the text's score, then catalogue order."""
+
+    TABLE = info("table", name="Book a table")
+    TWIN = info("twin", name="Book a table too", tags=("birthday",))
+    SMALL = info("small", name="Quick booking")
+
+    def route(self, data: Any, skills: list[SkillInfo], text: str = "") -> str | None:
+        specs = [
+            SkillSpec(key="table", handler=_handler, name="t", description="", form=TableForm),
+            SkillSpec(key="twin", handler=_handler, name="t", description="", form=TableForm),
+            SkillSpec(key="small", handler=_handler, name="s", description="", form=SmallForm),
+        ]
+        parts = ([Part.text_part(text)] if text else []) + [Part.data_part(data)]
+        with registered(*specs):
+            chosen = route_message(Message(message_id="m", role=Role.USER, parts=parts), {}, skills)
+        return chosen.id if chosen is not None else None
+
+    def test_the_form_with_most_of_the_keys_wins_wherever_it_is_listed(self):
+        full = {"day": "2026-12-12", "time": "19:00", "guests": 2}
+        assert self.route(full, [self.TABLE, self.SMALL, MENU]) == "table"
+        assert self.route(full, [self.SMALL, self.TABLE, MENU]) == "table"
+
+    def test_then_the_form_the_keys_fill_best(self):
+        assert self.route({"day": "2026-12-12"}, [self.TABLE, self.SMALL, MENU]) == "small"
+
+    def test_then_the_text(self):
+        full = {"day": "2026-12-12", "time": "19:00", "guests": 2}
+        assert self.route(full, [self.TABLE, self.TWIN, MENU], "for a birthday") == "twin"
+
+    def test_then_the_catalogue_order(self):
+        full = {"day": "2026-12-12", "time": "19:00", "guests": 2}
+        assert self.route(full, [self.TABLE, self.TWIN, MENU]) == "table"
+        assert self.route(full, [self.TWIN, self.TABLE, MENU]) == "twin"
+
+    @pytest.mark.parametrize(
+        ("keys", "chosen"),
+        [
+            (["day", "guests", "note"], "table"),  # two of three: enough without text
+            (["day", "time"], "table"),  # half
+            (["day", "note", "remark"], None),  # one of three: not the form's data
+        ],
+    )
+    def test_without_text_half_of_the_keys_must_be_the_forms(self, keys, chosen):
+        assert self.route(dict.fromkeys(keys, "x"), [self.TABLE, MENU]) == chosen
+
+    def test_with_text_every_key_must_be_the_forms(self):
+        data = {"day": "2026-12-12", "guests": 2, "note": "window"}
+        assert self.route(data, [self.TABLE, MENU], "see the attached data") is None
+        full = {"day": "2026-12-12", "time": "19:00", "guests": 2}
+        assert self.route(full, [self.TABLE, MENU], "see the attached data") == "table"
+
+    def test_a_data_part_that_is_no_object_names_no_field(self):
+        assert self.route(["day", "time", "guests"], [self.TABLE, MENU]) is None
