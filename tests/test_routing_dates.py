@@ -323,6 +323,11 @@ class TestFallbackLength:
         cut = fallback_text([info("x", name=name)], "en")
         assert cut == f"{self.OPENING}{words_before_cut}…"
 
+    def test_a_text_cut_in_a_word_is_the_maximum_long_with_the_ellipsis(self):
+        cut = fallback_text([info("x", name="x" * routing.FALLBACK_MAX_CHARS)], "en")
+        assert len(cut) == routing.FALLBACK_MAX_CHARS
+        assert cut.endswith("xx…")
+
 
 class SmallForm(forms.Form):
     day = forms.DateField()
@@ -369,7 +374,7 @@ class TestDataParts:
         ("keys", "chosen"),
         [
             (["day", "guests", "note"], "table"),  # two of three: enough without text
-            (["day", "time"], "table"),  # half
+            (["day", "note"], "table"),  # half
             (["day", "note", "remark"], None),  # one of three: not the form's data
         ],
     )
@@ -398,6 +403,10 @@ class TestWordIndex:
     def test_a_stemmed_word_keeps_the_weight_of_where_the_skill_has_it(self):
         menu = info("menu", examples=("Do you have vegan dishes?",))
         assert scores("dishes", [menu, WHERE, TABLE])["menu"] == 0.6
+
+    def test_a_word_found_only_stemmed_keeps_the_weight_of_where_the_skill_has_it(self):
+        menu = info("menu", examples=("We pour a good wine",))
+        assert scores("wines", [menu, WHERE, TABLE])["menu"] == 0.6
 
     def test_a_letter_left_out_is_a_typo(self):
         # "resrvation": no beginning of it is a known word; one letter added makes one.
@@ -448,3 +457,14 @@ def test_a_data_only_message_gets_the_friendly_fallback():
     only_data = Message(message_id="m", role=Role.USER, parts=[Part.data_part({"x": 1})])
     reply = fallback_message(TestFallbackMessage.SKILLS, only_data, None, None, "ctx-1")
     assert reply.parts[0].content.startswith("Hello! I can help with:")
+
+
+def test_the_fallback_skips_a_skill_whose_example_it_shows_already():
+    skills = [
+        info("menu", name="Menu", examples=("What's on the menu?",)),
+        info("dishes", name="Dishes", examples=("What's on the menu?",)),
+        info("where", name="Location", examples=("Where are you located?",)),
+    ]
+    assert fallback_text(skills, "en").endswith(
+        "For example: “What's on the menu?” or “Where are you located?”."
+    )
