@@ -14,6 +14,7 @@ from tests.conftest import ROOT
 @pytest.mark.parametrize("module", sorted(mutation.TARGETS))
 def test_every_module_and_test_file_of_the_table_exists(module):
     assert (ROOT / module).is_file()
+    assert set(mutation.DESELECTED) <= set(mutation.TARGETS)
     tests = mutation.TARGETS[module]
     assert tests and all((ROOT / t).is_file() and t.startswith("tests/") for t in tests)
 
@@ -35,6 +36,14 @@ def test_the_work_directory_narrows_the_projects_config(tmp_path, monkeypatch):
     assert written["project"] == project["project"]
     assert (work / "a2a_app").resolve() == ROOT / "a2a_app"
     assert (work / "tests").resolve() == ROOT / "tests"
+    # A module's slow tests left out with pytest's -k.
+    routing = mutation.prepare("a2a_app/skills/routing.py", ["tests/test_routing.py"])
+    selection = tomllib.loads((routing / "pyproject.toml").read_text())["tool"]["mutmut"]
+    assert selection["pytest_add_cli_args_test_selection"] == [
+        "tests/test_routing.py",
+        "-k",
+        mutation.DESELECTED["a2a_app/skills/routing.py"],
+    ]
     # A second run starts afresh.
     (work / "mutants").mkdir()
     assert not (mutation.prepare(module, ["tests/test_protocol.py"]) / "mutants").exists()

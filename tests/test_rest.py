@@ -13,6 +13,7 @@ import asyncio
 import base64
 import json
 import re
+import types
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
@@ -20,6 +21,7 @@ from typing import Any
 
 import pytest
 from django.test import AsyncClient, Client
+from django.urls import path as url_path
 from django.urls import resolve
 
 from a2a_app.core import runner
@@ -1184,3 +1186,24 @@ class TestStreamsUnderAsgi:
         rest_error(old, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")
         rest_error(plain, 415, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED")
         assert Task.objects.count() == 0
+
+
+def test_a_view_marked_limits_body_is_one_the_asgi_handler_limits(settings):
+    """``http.limits_body`` is what a site's own endpoint uses to have its bodies limited
+    while they are read; the ASGI handler finds the mark on the resolved view."""
+    from a2a_app import asgi
+    from a2a_app.bindings import http
+
+    def upload(request):
+        return None
+
+    def other(request):
+        return None
+
+    marked = http.limits_body(upload)
+    assert marked is upload
+    urlconf = types.ModuleType("site_urls")
+    urlconf.urlpatterns = [url_path("upload/", marked), url_path("other/", other)]
+    settings.ROOT_URLCONF = urlconf
+    assert asgi._has_body_limit({"path": "/upload/"}) is True
+    assert asgi._has_body_limit({"path": "/other/"}) is False

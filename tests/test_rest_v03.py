@@ -13,6 +13,7 @@ import asyncio
 import base64
 import json
 import time
+import types
 import uuid
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from django.test import AsyncClient, Client
 
 from a2a_app import testing
+from a2a_app.bindings import rest_v03
 from a2a_app.core import runner
 from a2a_app.models import PushConfig, Task
 from a2a_app.protocol.errors import InvalidParamsError
@@ -751,6 +753,32 @@ class TestRoutes:
         headers = {"A2A-Version": version} if version else {}
         response = post(client, "/message:send", {"message": v03_message()}, headers=headers)
         assert ok(response)["task"]["status"]["state"] == COMPLETED
+
+    @pytest.mark.usefixtures("conformance_mode")
+    def test_a_site_mounts_the_routes_under_its_own_prefix(self, client, settings):
+        # patterns() is what a site's urls.py calls; built here, so each test reads it anew.
+        urlconf = types.ModuleType("mounted_urls")
+        urlconf.urlpatterns = rest_v03.patterns("agents/v03/")
+        settings.ROOT_URLCONF = urlconf
+        body = json.dumps({"message": v03_message()})
+        served = client.post(
+            "/agents/v03/v1/message:send",
+            body,
+            content_type="application/json",
+            headers={"A2A-Version": "0.3"},
+        )
+        assert ok(served)["task"]["status"]["state"] == COMPLETED
+        refused = client.post(
+            "/agents/v03/v1/message:send",
+            body,
+            content_type="application/json",
+            headers={"A2A-Version": "1.0"},
+        )
+        error = rest_error(refused, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")
+        assert error["message"].startswith(
+            "A2A-Version '1.0' is not served by the v0.3 HTTP+JSON routes"
+        )
+        assert Task.objects.count() == 1
 
     @pytest.mark.usefixtures("conformance_mode")
     def test_v1_routes_still_refuse_v03(self, client):
