@@ -7,7 +7,6 @@ a request that arrives proves the sender connected to the address it was given.
 
 from __future__ import annotations
 
-import datetime
 import ssl
 import threading
 from collections.abc import Iterator
@@ -17,12 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 
 from a2a_app.push.senders import RequestsSender, WebhookRequest
+from tests.tls import self_signed
 
 
 @dataclass
@@ -56,35 +52,6 @@ def serve(context: ssl.SSLContext | None = None) -> Iterator[Receiver]:
         server.server_close()
 
 
-def certificate(tmp_path: Path, hostname: str) -> tuple[Path, Path]:
-    """A self-signed certificate for ``hostname``: (certificate, key) PEM files."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hostname)])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(hostname)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / f"{hostname}.pem", tmp_path / f"{hostname}.key"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 @pytest.fixture
 def http_receiver() -> Iterator[Receiver]:
     yield from serve()
@@ -93,7 +60,7 @@ def http_receiver() -> Iterator[Receiver]:
 @pytest.fixture
 def https_receiver(tmp_path: Path) -> Iterator[tuple[Receiver, Path]]:
     """A receiver whose certificate names ``hook.invalid``, and that certificate."""
-    cert, key = certificate(tmp_path, "hook.invalid")
+    cert, key = self_signed(tmp_path, ["hook.invalid"])
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     for receiver in serve(context):

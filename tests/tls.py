@@ -13,9 +13,15 @@ from cryptography.x509.oid import NameOID
 
 
 def self_signed_for_loopback(folder: Path) -> tuple[Path, Path]:
-    """Write ``cert.pem`` (valid for 127.0.0.1 and localhost, its own CA) and ``key.pem``."""
+    """A certificate for 127.0.0.1 and localhost, its own CA: (certificate, key) files."""
+    return self_signed(folder, ["127.0.0.1", "localhost"])
+
+
+def self_signed(folder: Path, names: list[str]) -> tuple[Path, Path]:
+    """Write a certificate (its own CA) for ``names`` (host names or IP addresses) and its
+    key, as PEM files named after the first name; returns (certificate, key)."""
     key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "a2a_app test receiver")])
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, names[0])])
     now = datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
@@ -26,9 +32,7 @@ def self_signed_for_loopback(folder: Path) -> tuple[Path, Path]:
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
         .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
-            ),
+            x509.SubjectAlternativeName([_general_name(n) for n in names]),
             critical=False,
         )
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
@@ -48,7 +52,7 @@ def self_signed_for_loopback(folder: Path) -> tuple[Path, Path]:
         )  # fmt: skip
         .sign(key, hashes.SHA256())
     )
-    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path, key_path = folder / f"{names[0]}.pem", folder / f"{names[0]}.key"
     cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     key_path.write_bytes(
         key.private_bytes(
@@ -58,3 +62,10 @@ def self_signed_for_loopback(folder: Path) -> tuple[Path, Path]:
         )
     )
     return cert_path, key_path
+
+
+def _general_name(name: str) -> x509.GeneralName:
+    try:
+        return x509.IPAddress(ipaddress.ip_address(name))
+    except ValueError:
+        return x509.DNSName(name)
