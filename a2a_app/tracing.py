@@ -3,7 +3,9 @@
 a2a_app makes spans with the OpenTelemetry *API* only, on a tracer named ``a2a_app``; the
 site configures the SDK and its exporter (or an agent such as ``opentelemetry-instrument``
 does). Without the API installed every helper here does nothing and ``opentelemetry`` is
-never imported: the first use tries the import once and remembers the answer.
+never imported: the first use tries the import once and remembers the answer. With the
+API but no tracer provider set (no SDK configured yet) they do nothing either: the API's
+no-op spans would cost every request a few context switches for spans nobody records.
 
 The spans (docs/observability.md, "Traces"):
 
@@ -45,8 +47,19 @@ def _otel() -> Any:
     return _api or None
 
 
+def _tracing() -> Any:
+    """The API modules when a tracer provider is set (the SDK's or an agent's), else None."""
+    otel = _otel()
+    if otel is None or isinstance(
+        otel.trace.get_tracer_provider(),
+        (otel.trace.ProxyTracerProvider, otel.trace.NoOpTracerProvider),
+    ):
+        return None
+    return otel
+
+
 def enabled() -> bool:
-    return _otel() is not None
+    return _tracing() is not None
 
 
 @contextlib.contextmanager
@@ -63,7 +76,7 @@ def span(
     the span continues their trace, unless a span is current already (a site's own HTTP
     or Celery instrumentation read them first, and its span is the better parent).
     """
-    otel = _otel()
+    otel = _tracing()
     if otel is None:
         yield None
         return
@@ -105,7 +118,7 @@ def traced(
     def decorate(function: F) -> F:
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            if _otel() is None:
+            if _tracing() is None:
                 return function(*args, **kwargs)
             with span(
                 name(*args, **kwargs) if callable(name) else name,
