@@ -504,6 +504,16 @@ class TestContextIds:
         settings.SECRET_KEY = "a-new-secret-key-" + "x" * 40
         assert not contexts.is_generated(made)
         settings.SECRET_KEY_FALLBACKS = [old]
+
+    def test_the_tag_is_djangos_salted_hmac_so_ids_made_before_stay_recognised(self, settings):
+        # The key derivation is cached; the tag must stay what salted_hmac gives, or
+        # every context handed out by an earlier release would stop being recognised.
+        from django.utils.crypto import salted_hmac
+
+        made = contexts.new_context_id()
+        head = uuid.UUID(made).hex[:-8]
+        expected = salted_hmac(contexts._SALT, head, secret=settings.SECRET_KEY, algorithm="sha256")
+        assert uuid.UUID(made).hex[-8:] == expected.hexdigest()[:8]
         assert contexts.is_generated(made)
 
 
