@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import math
 import re
@@ -69,8 +70,10 @@ def join(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
+@functools.lru_cache(maxsize=512)
 def snake(name: str) -> str:
-    """The proto field name (snake_case) of a ProtoJSON name (camelCase)."""
+    """The proto field name (snake_case) of a ProtoJSON name (camelCase); cached: every
+    absent field of every request asks for one of the same few names."""
     return _CAMEL_RE.sub("_", name).lower()
 
 

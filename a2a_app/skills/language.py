@@ -90,7 +90,8 @@ _MARKERS: dict[str, frozenset[str]] = {
     ),
 }
 # Letters and endings that only one of the two languages writes.
-_LETTERS = {"de": "äöüß"}
+_LETTERS = {"de": frozenset("äöüß")}
+_NO_LETTERS: frozenset[str] = frozenset()
 _ENDINGS = {
     "de": ("ung", "ungen", "chen", "lich", "keit", "heit", "ieren", "iert", "sch", "tz"),
     "en": ("ing", "tion", "ness", "ful", "ly", "'s"),
@@ -105,14 +106,12 @@ def lexical_scores(text: str, candidates: Iterable[str]) -> dict[str, float]:
     """The default detector: marker words count 1, a letter or ending only one language
     writes counts 0.5 (once per word). Languages it has no markers for score 0."""
     scores = dict.fromkeys(candidates, 0.0)
+    known = [code for code in scores if code in _MARKERS]
     for word in _WORD_RE.findall(_fold(text).replace("’", "'")):
-        for code in scores:
-            markers = _MARKERS.get(code)
-            if markers is None:
-                continue
-            if word in markers:
+        for code in known:
+            if word in _MARKERS[code]:
                 scores[code] += 1.0
-            elif any(letter in word for letter in _LETTERS.get(code, "")) or (
+            elif not _LETTERS.get(code, _NO_LETTERS).isdisjoint(word) or (
                 len(word) > 4 and word.endswith(_ENDINGS.get(code, ()))
             ):
                 scores[code] += 0.5
