@@ -324,7 +324,7 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
         f"- Broker: Redis at {urlsplit(REDIS_URL).hostname}, database "
         f"{urlsplit(REDIS_URL).path.lstrip('/')}",
         "- Site: `bench.settings` (the demo site plus the baseline views), conformance mode,",
-        "  `DEBUG=false`, one server process, access logs off, a2a_app's call log at INFO",
+        "  `DEBUG=false`, one server process, access logs off, a2a_app's transition log at INFO",
         "  to stderr as configured by the site.",
         f"- Load: wrk, 1 thread, {opts.connections} connections, {opts.duration:g} s per "
         f"case in {getattr(opts, 'rounds', 1)} interleaved rounds (each round measures "

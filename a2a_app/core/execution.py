@@ -128,7 +128,9 @@ def run_handler(ctx: SkillContext) -> outcomes.Outcome | None:
                 "skill=%s task=%s context=%s raised", ctx.skill.id, ctx.task_id, ctx.context_id
             )
             outcome = outcomes.Failed(_said(SAFE_FAILURE_TEXT, ctx), crashed=True)
-    logger.info(
+    # DEBUG: at INFO the task's transition (a2a_app.transitions) already says how the
+    # turn ended, and a second line per request was a measurable part of its cost.
+    logger.debug(
         "skill=%s task=%s context=%s outcome=%s ms=%.1f",
         ctx.skill.id,
         ctx.task_id,
