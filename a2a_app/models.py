@@ -8,17 +8,19 @@ protocol data, written once and served back as they are.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import secrets
 import uuid
+import weakref
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import RegexValidator
-from django.db import models
+from django.db import connections, models, router
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -618,6 +620,53 @@ def api_key_digest(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode()).hexdigest()
 
 
+@functools.cache
+def _api_key_query(vendor: str) -> tuple[str, list[str], list[str]]:
+    """``ApiKey.find``'s SQL for a database vendor, and the columns it reads (key, user)."""
+    from django.db import connection as default_connection
+
+    quote = default_connection.ops.quote_name
+    user_model = ApiKey._meta.get_field("user").related_model
+    key_fields = [f.attname for f in ApiKey._meta.concrete_fields]
+    user_fields = [f.attname for f in user_model._meta.concrete_fields]
+    key_table, user_table = quote(ApiKey._meta.db_table), quote(user_model._meta.db_table)
+    columns = [f"k.{quote(f.column)}" for f in ApiKey._meta.concrete_fields] + [
+        f"u.{quote(f.column)}" for f in user_model._meta.concrete_fields
+    ]
+    user_pk = quote(user_model._meta.pk.column)
+    sql = (
+        f"SELECT {', '.join(columns)} FROM {key_table} k "
+        f"JOIN {user_table} u ON u.{user_pk} = k.{quote(ApiKey._meta.get_field('user').column)} "
+        f"WHERE k.{quote(ApiKey._meta.get_field('digest').column)} = %s"
+    )
+    return sql, key_fields, user_fields
+
+
+def _converted(connection: Any, model: type[models.Model], names: list[str], values: Any) -> list:
+    """A raw row's values as the ORM would give them (JSON parsed, SQLite's dates read)."""
+    converters = _row_converters.get(connection, {}).get(model)
+    if converters is None:
+        converters = []
+        for name in names:
+            column = model._meta.get_field(name).get_col(model._meta.db_table)
+            found = [
+                *connection.ops.get_db_converters(column),
+                *column.get_db_converters(connection),
+            ]
+            converters.append((column, found))
+        _row_converters.setdefault(connection, {})[model] = converters
+    converted = []
+    for (column, found), value in zip(converters, values, strict=True):
+        for convert in found:
+            value = convert(value, column, connection)
+        converted.append(value)
+    return converted
+
+
+#: Per connection (its ops' converters are bound to it), per model: each column's converters.
+_row_converters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 class ApiKey(models.Model):
     """A credential a calling agent sends in the API key header; it acts as its user.
 
@@ -679,8 +728,33 @@ class ApiKey(models.Model):
 
     @classmethod
     def find(cls, raw_key: str) -> ApiKey | None:
-        """The key row for a presented key, usable or not (None: no such key)."""
-        return cls.objects.select_related("user").filter(digest=api_key_digest(raw_key)).first()
+        """The key row for a presented key, usable or not (None: no such key), its user
+        loaded with it.
+
+        Every signed-in request asks, so the query is written once per process rather
+        than compiled by the ORM each time (that compilation cost a signed-in GetTask
+        more CPU than the rest of the request), and on PostgreSQL it is bound on the
+        server and so prepared (see :func:`a2a_app.core.rows.statement_cursor`).
+        """
+        from a2a_app.core.rows import statement_cursor
+
+        database = router.db_for_read(cls)
+        connection = connections[database]
+        sql, key_fields, user_fields = _api_key_query(connection.vendor)
+        postgres = connection.vendor == "postgresql"
+        with statement_cursor(connection) if postgres else connection.cursor() as cursor:
+            cursor.execute(sql, [api_key_digest(raw_key)])
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        head = row[: len(key_fields)]
+        key = cls.from_db(database, key_fields, _converted(connection, cls, key_fields, head))
+        user_model = cls._meta.get_field("user").related_model
+        rest = row[len(key_fields) :]
+        key.user = user_model.from_db(
+            database, user_fields, _converted(connection, user_model, user_fields, rest)
+        )
+        return key
 
     @property
     def status(self) -> str:

@@ -48,6 +48,24 @@ class TestTheKey:
         assert ApiKey.find(raw) == key
         assert ApiKey.find(raw + "x") is None
 
+    def test_find_reads_what_the_orm_reads_in_one_query(self, alice, django_assert_num_queries):
+        # find() writes its own SQL: every value must come back as the ORM gives it
+        # (the JSON list parsed, the datetimes aware), the user loaded with the key.
+        expires = timezone.now() + timedelta(days=3)
+        key, raw = ApiKey.issue(alice, "agent", scopes=["skill:menu"], expires_at=expires)
+        key.touch()
+        expected = ApiKey.objects.select_related("user").get(pk=key.pk)
+        with django_assert_num_queries(1):
+            found = ApiKey.find(raw)
+            assert found.user.username == "alice" and found.user.is_active
+        for field in ApiKey._meta.concrete_fields:
+            assert getattr(found, field.attname) == getattr(expected, field.attname), field.name
+        assert found.scopes == ["skill:menu"] and found.expires_at == expires
+        assert found.last_used_at is not None and found.last_used_at.tzinfo is not None
+        for field in type(alice)._meta.concrete_fields:
+            assert getattr(found.user, field.attname) == getattr(expected.user, field.attname)
+        assert found._state.adding is False and found.is_usable
+
     def test_keys_are_random(self, alice):
         raws = {ApiKey.issue(alice, "agent")[1] for _ in range(5)}
         assert len(raws) == 5 and all(len(r) > 40 for r in raws)
