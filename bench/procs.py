@@ -110,14 +110,18 @@ class Proc:
         return self.process.poll() is None
 
     def stop(self, timeout: float = 20) -> None:
+        """SIGTERM to the main process only, which stops its own children in order (a
+        Celery worker finishes the jobs in flight: SIGTERM to the whole group killed its
+        pool processes under it, a WorkerLostError traceback in the log); whatever is
+        left of the group after it exits, or after ``timeout``, is killed."""
         if self.process.poll() is None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGTERM)
-            try:
+                os.kill(self.process.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
 
 
 def spawn(argv: list[str], env: dict[str, str], log: Path) -> Proc:
