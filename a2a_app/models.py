@@ -8,7 +8,6 @@ protocol data, written once and served back as they are.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import secrets
@@ -620,12 +619,13 @@ def api_key_digest(raw_key: str) -> str:
     return hashlib.sha256(raw_key.encode()).hexdigest()
 
 
-@functools.cache
-def _api_key_query(vendor: str) -> tuple[str, list[str], list[str]]:
-    """``ApiKey.find``'s SQL for a database vendor, and the columns it reads (key, user)."""
-    from django.db import connection as default_connection
-
-    quote = default_connection.ops.quote_name
+def _api_key_query(connection: Any) -> tuple[str, list[str], list[str]]:
+    """``ApiKey.find``'s SQL for ``connection``'s database vendor (quoted its way), and the
+    columns it reads (key, user); built once per vendor."""
+    found = _api_key_queries.get(connection.vendor)
+    if found is not None:
+        return found
+    quote = connection.ops.quote_name
     user_model = ApiKey._meta.get_field("user").related_model
     key_fields = [f.attname for f in ApiKey._meta.concrete_fields]
     user_fields = [f.attname for f in user_model._meta.concrete_fields]
@@ -639,7 +639,11 @@ def _api_key_query(vendor: str) -> tuple[str, list[str], list[str]]:
         f"JOIN {user_table} u ON u.{user_pk} = k.{quote(ApiKey._meta.get_field('user').column)} "
         f"WHERE k.{quote(ApiKey._meta.get_field('digest').column)} = %s"
     )
-    return sql, key_fields, user_fields
+    found = _api_key_queries[connection.vendor] = (sql, key_fields, user_fields)
+    return found
+
+
+_api_key_queries: dict[str, tuple[str, list[str], list[str]]] = {}
 
 
 def _converted(connection: Any, model: type[models.Model], names: list[str], values: Any) -> list:
@@ -740,7 +744,7 @@ class ApiKey(models.Model):
 
         database = router.db_for_read(cls)
         connection = connections[database]
-        sql, key_fields, user_fields = _api_key_query(connection.vendor)
+        sql, key_fields, user_fields = _api_key_query(connection)
         postgres = connection.vendor == "postgresql"
         with statement_cursor(connection) if postgres else connection.cursor() as cursor:
             cursor.execute(sql, [api_key_digest(raw_key)])
