@@ -736,17 +736,13 @@ class ApiKey(models.Model):
         loaded with it.
 
         Every signed-in request asks, so the query is written once per process rather
-        than compiled by the ORM each time (that compilation cost a signed-in GetTask
-        more CPU than the rest of the request), and on PostgreSQL it is bound on the
-        server and so prepared (see :func:`a2a_app.core.rows.statement_cursor`).
+        than compiled by the ORM each time: that compilation cost a signed-in GetTask
+        more CPU than the rest of the request.
         """
-        from a2a_app.core.rows import statement_cursor
-
         database = router.db_for_read(cls)
         connection = connections[database]
         sql, key_fields, user_fields = _api_key_query(connection)
-        postgres = connection.vendor == "postgresql"
-        with statement_cursor(connection) if postgres else connection.cursor() as cursor:
+        with connection.cursor() as cursor:
             cursor.execute(sql, [api_key_digest(raw_key)])
             row = cursor.fetchone()
         if row is None:
