@@ -26,11 +26,14 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test import AsyncClient, Client
+from django.test.utils import CaptureQueriesContext
 
 from a2a_app import api
-from a2a_app.core import notify, runner
+from a2a_app.caller import ANONYMOUS
+from a2a_app.core import notify, runner, store, streams
 from a2a_app.core.execution import SAFE_FAILURE_TEXT
-from a2a_app.models import Delivery, Task, TaskEvent
+from a2a_app.models import Delivery, Task, TaskArtifact, TaskEvent, TaskMessage
+from a2a_app.protocol.params import SendMessageRequest
 from tests.conftest import user_message
 from tests.support import SCENARIO_TIMEOUT, service_missing
 
@@ -545,6 +548,24 @@ def test_background_skill_stream(aclient, later, enqueued):
     assert stream.ended
     assert elapsed < 5
     assert not notify.waiters.watched()
+
+
+@pytest.mark.django_db
+@pytest.mark.usefixtures("conformance_mode")
+@pytest.mark.parametrize("history_length", [None, 0, 1])
+def test_a_new_background_task_is_not_read_back_for_its_snapshot(history_length):
+    """The first frame of a streamed background task is the task as GetTask would show it,
+    made from what was just written: a burst of streams opening reads no history."""
+    configuration = {} if history_length is None else {"historyLength": history_length}
+    request = SendMessageRequest.from_wire(send_params("sleep 0", configuration=configuration))
+    with CaptureQueriesContext(connection) as queries:
+        start = streams.start_send(request, ANONYMOUS)
+    written = [q["sql"] for q in queries.captured_queries]
+    for table in (TaskMessage._meta.db_table, TaskArtifact._meta.db_table):
+        assert not [sql for sql in written if sql.startswith("SELECT") and table in sql], written
+    task = Task.objects.get(pk=start.task_id)
+    assert start.snapshot == {"task": store.read_task(task, history_length)}
+    assert start.after == task.event_count
 
 
 # --- 6. SubscribeToTask --------------------------------------------------------------------
