@@ -302,8 +302,10 @@ class TestPolicyShown:
 
         settings.A2A_APP = {**settings.A2A_APP, "RETENTION_DAYS": 0.5}
         with translation.override("de"):
-            # 0.5 picks the plural form ("Tage"), not the singular ("Tag").
-            assert "werden 0.5 Tage nach ihrem Ende gelöscht" in retention.describe_policy()
+            # 0.5 picks the plural ("Tage", not "Tag"), written as German writes it.
+            assert "werden 0,5 Tage nach ihrem Ende gelöscht" in retention.describe_policy()
+        with translation.override("en"):
+            assert "are deleted 0.5 days after they end" in retention.describe_policy()
 
 
 class TestChecks:

@@ -27,6 +27,7 @@ from typing import Any
 from django.db import models, router, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -91,7 +92,7 @@ def describe_policy() -> str:
             "Ended tasks (completed, failed, canceled, rejected) are deleted %(days)s days "
             "after they end, with their messages, artifacts, events and webhooks.",
             _plural(terminal),
-        ) % {"days": f"{terminal:g}"}
+        ) % {"days": _days(terminal)}
     if interrupted is None:
         return text + " " + _("Tasks waiting for the caller's input are kept until they end.")
     return (
@@ -104,8 +105,13 @@ def describe_policy() -> str:
             "%(days)s days.",
             _plural(interrupted),
         )
-        % {"days": f"{interrupted:g}"}
+        % {"days": _days(interrupted)}
     )
+
+
+def _days(days: float) -> str:
+    """A number of days as the active language writes it: "30", "0.5", German "0,5"."""
+    return number_format(int(days) if float(days).is_integer() else days)
 
 
 def expired(states: list[str], before: datetime, now: datetime) -> QuerySet[Task]:
