@@ -60,25 +60,34 @@ class Skill(models.Model):
         PERMISSION = "permission", _("Callers with a permission")
 
     id = models.CharField(
+        _("ID"),
         primary_key=True,
         max_length=100,
         validators=[RegexValidator(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")],
         help_text=_("The skill id shown in the agent card, e.g. 'make-reservation'."),
     )
     handler = models.CharField(
-        max_length=200, help_text=_("The registry key of the code that runs this skill.")
+        _("handler"),
+        max_length=200,
+        help_text=_("The registry key of the code that runs this skill."),
     )
-    name = models.CharField(max_length=200)
-    description = models.TextField()
-    tags = models.JSONField(default=list, blank=True, help_text=_("A list of keywords."))
+    name = models.CharField(_("name"), max_length=200)
+    description = models.TextField(_("description"))
+    tags = models.JSONField(_("tags"), default=list, blank=True, help_text=_("A list of keywords."))
     examples = models.JSONField(
-        default=list, blank=True, help_text=_("Example requests, one string each.")
+        _("examples"), default=list, blank=True, help_text=_("Example requests, one string each.")
     )
     input_modes = models.JSONField(
-        default=list, blank=True, help_text=_("Media types; empty means the card's defaults.")
+        _("input modes"),
+        default=list,
+        blank=True,
+        help_text=_("Media types; empty means the card's defaults."),
     )
     output_modes = models.JSONField(
-        default=list, blank=True, help_text=_("Media types; empty means the card's defaults.")
+        _("output modes"),
+        default=list,
+        blank=True,
+        help_text=_("Media types; empty means the card's defaults."),
     )
 
     class Execution(models.TextChoices):
@@ -86,8 +95,9 @@ class Skill(models.Model):
         INLINE = "inline", _("Inline, in the request")
         BACKGROUND = "background", _("In a background worker")
 
-    enabled = models.BooleanField(default=True)
+    enabled = models.BooleanField(_("enabled"), default=True)
     access = models.CharField(
+        _("access"),
         max_length=20,
         choices=Access.choices,
         default=Access.PUBLIC,
@@ -97,6 +107,7 @@ class Skill(models.Model):
         ),
     )
     permission = models.CharField(
+        _("permission"),
         max_length=255,
         blank=True,
         help_text=_(
@@ -107,14 +118,18 @@ class Skill(models.Model):
         ),
     )
     execution = models.CharField(
+        _("execution"),
         max_length=20,
         choices=Execution.choices,
         default=Execution.DEFAULT,
         blank=True,
         help_text=_("Run long skills in a worker so that no request waits for them."),
     )
-    order = models.PositiveIntegerField(default=0, help_text=_("Position in the agent card."))
+    order = models.PositiveIntegerField(
+        _("order"), default=0, help_text=_("Position in the agent card.")
+    )
     edited_fields = models.JSONField(
+        _("edited fields"),
         default=all_code_fields,
         blank=True,
         help_text=_(
@@ -122,9 +137,11 @@ class Skill(models.Model):
             "follow the code. Set by the admin when a field is changed."
         ),
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("skill")
+        verbose_name_plural = _("skills")
         ordering = ("order", "id")
 
     def __str__(self) -> str:
@@ -173,7 +190,7 @@ class AgentProfile(models.Model):
     the ``CatalogChange`` marker, so every web process serves the new card.
     """
 
-    ident = models.SmallIntegerField(primary_key=True, default=1, editable=False)
+    ident = models.SmallIntegerField(_("ident"), primary_key=True, default=1, editable=False)
     name = models.CharField(
         _("name"),
         max_length=200,
@@ -215,7 +232,7 @@ class AgentProfile(models.Model):
         blank=True,
         help_text=_('An image that stands for the agent in clients\' lists ("iconUrl").'),
     )
-    updated_at = models.DateTimeField(auto_now=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
         verbose_name = _("agent profile")
@@ -292,50 +309,66 @@ def agent_identity(profile: AgentProfile | None) -> dict[str, tuple[Any, str]]:
     return identity
 
 
-TASK_STATE_CHOICES = [(s.value, s.name.replace("_", " ").lower()) for s in TaskState][1:]
+#: The states' names in the admin (the wire names are the values).
+TASK_STATE_CHOICES = [
+    (TaskState.SUBMITTED.value, _("submitted")),
+    (TaskState.WORKING.value, _("working")),
+    (TaskState.COMPLETED.value, _("completed")),
+    (TaskState.FAILED.value, _("failed")),
+    (TaskState.CANCELED.value, _("canceled")),
+    (TaskState.INPUT_REQUIRED.value, _("input required")),
+    (TaskState.REJECTED.value, _("rejected")),
+    (TaskState.AUTH_REQUIRED.value, _("auth required")),
+]
 
 
 class Task(models.Model):
     """One A2A task. ``owner`` is the caller scope (see ``a2a_app.auth``)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    context_id = models.CharField(max_length=200, db_index=True)
-    owner = models.CharField(max_length=200, blank=True, help_text=_("Empty for anonymous."))
+    id = models.UUIDField(_("id"), primary_key=True, default=uuid.uuid4, editable=False)
+    context_id = models.CharField(_("context id"), max_length=200, db_index=True)
+    owner = models.CharField(
+        _("owner"), max_length=200, blank=True, help_text=_("Empty for anonymous.")
+    )
     # A plain id rather than a foreign key: deleting a Skill row must not rewrite history.
-    skill_id = models.CharField(max_length=100, blank=True)
-    state = models.CharField(max_length=32, choices=TASK_STATE_CHOICES)
-    status_message = models.JSONField(null=True, blank=True)
-    status_timestamp = models.DateTimeField()
-    metadata = models.JSONField(default=dict, blank=True)
+    skill_id = models.CharField(_("skill id"), max_length=100, blank=True)
+    state = models.CharField(_("state"), max_length=32, choices=TASK_STATE_CHOICES)
+    status_message = models.JSONField(_("status message"), null=True, blank=True)
+    status_timestamp = models.DateTimeField(_("status timestamp"))
+    metadata = models.JSONField(_("metadata"), default=dict, blank=True)
     #: The handler's per-task scratch space (``SkillContext.state``).
-    skill_state = models.JSONField(default=dict, blank=True)
-    protocol_version = models.CharField(max_length=10, default="1.0")
-    created_at = models.DateTimeField(default=timezone.now)
+    skill_state = models.JSONField(_("skill state"), default=dict, blank=True)
+    protocol_version = models.CharField(_("protocol version"), max_length=10, default="1.0")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
     #: What was asked: the text of the message that created the task, cut to its first
     #: ``SUMMARY_LENGTH`` characters, for the admin's task list and search (written with
     #: the task's INSERT, so it costs no query; see ``summary_of``).
     summary = models.CharField(_("asked"), max_length=200, blank=True, default="")
     #: The ``messageId`` of the message that created the task: a retried send (same caller,
     #: same id) finds this task instead of creating another (see core/sending.py).
-    first_message_id = models.CharField(max_length=200, blank=True, default="")
+    first_message_id = models.CharField(
+        _("first message id"), max_length=200, blank=True, default=""
+    )
     # Counters kept under the task's row lock: the next positions without a MAX() query.
-    message_count = models.PositiveIntegerField(default=0)
-    artifact_count = models.PositiveIntegerField(default=0)
-    event_count = models.PositiveIntegerField(default=0)
-    push_config_count = models.PositiveIntegerField(default=0)
+    message_count = models.PositiveIntegerField(_("message count"), default=0)
+    artifact_count = models.PositiveIntegerField(_("artifact count"), default=0)
+    event_count = models.PositiveIntegerField(_("event count"), default=0)
+    push_config_count = models.PositiveIntegerField(_("push config count"), default=0)
     # Background execution: when the task was last handed to the broker, how many runs
     # a worker started, and until when the running worker holds it (see a2a_app.runner).
-    background = models.BooleanField(default=False)
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    run_attempts = models.PositiveSmallIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    background = models.BooleanField(_("background"), default=False)
+    enqueued_at = models.DateTimeField(_("enqueued at"), null=True, blank=True)
+    run_attempts = models.PositiveSmallIntegerField(_("run attempts"), default=0)
+    lease_expires_at = models.DateTimeField(_("lease expires at"), null=True, blank=True)
     # The latest run of the handler: when it began and when its result was written (the
     # admin's activity page reads handler times from them; an inline first run may leave
     # ``started_at`` empty, then ``created_at`` is its start).
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
 
     class Meta:
+        verbose_name = _("task")
+        verbose_name_plural = _("tasks")
         ordering = ("-status_timestamp", "-id")
         # Admin actions that change a task need more than the right to look at it, and
         # each its own: a clerk may answer callers without being allowed to reject them.
@@ -469,14 +502,18 @@ def attached_object(state: Any) -> models.Model | None:
 class TaskMessage(models.Model):
     """One message of a task's history, in order."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="messages")
-    position = models.PositiveIntegerField()
-    message_id = models.CharField(max_length=200)
-    role = models.CharField(max_length=20)
-    body = models.JSONField(help_text=_("The message as v1.0 wire JSON."))
-    created_at = models.DateTimeField(default=timezone.now)
+    task = models.ForeignKey(
+        Task, verbose_name=_("task"), on_delete=models.CASCADE, related_name="messages"
+    )
+    position = models.PositiveIntegerField(_("position"))
+    message_id = models.CharField(_("message id"), max_length=200)
+    role = models.CharField(_("role"), max_length=20)
+    body = models.JSONField(_("body"), help_text=_("The message as v1.0 wire JSON."))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("task message")
+        verbose_name_plural = _("task messages")
         ordering = ("task", "position")
         constraints = [
             models.UniqueConstraint(fields=["task", "position"], name="a2a_message_task_position")
@@ -489,14 +526,18 @@ class TaskMessage(models.Model):
 class TaskArtifact(models.Model):
     """One artifact of a task, in the order it was produced."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="artifacts")
-    position = models.PositiveIntegerField()
-    artifact_id = models.CharField(max_length=200)
-    name = models.CharField(max_length=200, blank=True)
-    body = models.JSONField(help_text=_("The artifact as v1.0 wire JSON."))
-    created_at = models.DateTimeField(default=timezone.now)
+    task = models.ForeignKey(
+        Task, verbose_name=_("task"), on_delete=models.CASCADE, related_name="artifacts"
+    )
+    position = models.PositiveIntegerField(_("position"))
+    artifact_id = models.CharField(_("artifact id"), max_length=200)
+    name = models.CharField(_("name"), max_length=200, blank=True)
+    body = models.JSONField(_("body"), help_text=_("The artifact as v1.0 wire JSON."))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("task artifact")
+        verbose_name_plural = _("task artifacts")
         ordering = ("task", "position")
         constraints = [
             models.UniqueConstraint(fields=["task", "position"], name="a2a_artifact_task_position"),
@@ -518,13 +559,17 @@ class TaskEvent(models.Model):
         STATUS = "status", _("status update")
         ARTIFACT = "artifact", _("artifact update")
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="events")
-    sequence = models.PositiveIntegerField()
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    body = models.JSONField(help_text=_("The event as a v1.0 StreamResponse."))
-    created_at = models.DateTimeField(default=timezone.now)
+    task = models.ForeignKey(
+        Task, verbose_name=_("task"), on_delete=models.CASCADE, related_name="events"
+    )
+    sequence = models.PositiveIntegerField(_("sequence"))
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    body = models.JSONField(_("body"), help_text=_("The event as a v1.0 StreamResponse."))
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
 
     class Meta:
+        verbose_name = _("task event")
+        verbose_name_plural = _("task events")
         ordering = ("task", "sequence")
         constraints = [
             models.UniqueConstraint(fields=["task", "sequence"], name="a2a_event_task_sequence")
@@ -537,19 +582,24 @@ class TaskEvent(models.Model):
 class PushConfig(models.Model):
     """A webhook the caller registered for a task (``TaskPushNotificationConfig``)."""
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="push_configs")
-    config_id = models.CharField(max_length=200)
-    url = models.URLField(max_length=2048)
-    token = EncryptedTextField(blank=True)
-    auth_scheme = models.CharField(max_length=50, blank=True)
-    credentials = EncryptedTextField(blank=True)
+    task = models.ForeignKey(
+        Task, verbose_name=_("task"), on_delete=models.CASCADE, related_name="push_configs"
+    )
+    config_id = models.CharField(_("config id"), max_length=200)
+    url = models.URLField(_("url"), max_length=2048)
+    token = EncryptedTextField(_("token"), blank=True)
+    auth_scheme = models.CharField(_("auth scheme"), max_length=50, blank=True)
+    credentials = EncryptedTextField(_("credentials"), blank=True)
     #: Which protocol version registered it; webhook bodies use that version's shapes.
-    protocol_version = models.CharField(max_length=10, default="1.0")
-    created_at = models.DateTimeField(default=timezone.now)
+    protocol_version = models.CharField(_("protocol version"), max_length=10, default="1.0")
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
     # Set while a worker posts this config's events, so only one does (a lease).
-    delivering_until = models.DateTimeField(null=True, blank=True, editable=False)
+    delivering_until = models.DateTimeField(
+        _("delivering until"), null=True, blank=True, editable=False
+    )
 
     class Meta:
+        verbose_name_plural = _("push notification configs")
         ordering = ("task", "created_at", "id")
         verbose_name = _("push notification config")
         constraints = [
@@ -570,23 +620,37 @@ class Delivery(models.Model):
         FAILED = "failed", _("failed")
         CANCELED = "canceled", _("canceled")
 
-    task = models.ForeignKey(Task, on_delete=models.CASCADE, related_name="deliveries")
+    task = models.ForeignKey(
+        Task, verbose_name=_("task"), on_delete=models.CASCADE, related_name="deliveries"
+    )
     # Kept when the config is deleted: the log outlives it; no further attempts are made.
     config = models.ForeignKey(
-        PushConfig, null=True, blank=True, on_delete=models.SET_NULL, related_name="deliveries"
+        PushConfig,
+        verbose_name=_("config"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="deliveries",
     )
-    event = models.ForeignKey(TaskEvent, on_delete=models.CASCADE, related_name="deliveries")
-    url = models.URLField(max_length=2048)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    last_error = models.TextField(blank=True)
-    next_attempt_at = models.DateTimeField(default=timezone.now)
-    delivered_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    updated_at = models.DateTimeField(auto_now=True)
+    event = models.ForeignKey(
+        TaskEvent, verbose_name=_("event"), on_delete=models.CASCADE, related_name="deliveries"
+    )
+    url = models.URLField(_("url"), max_length=2048)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    last_status_code = models.PositiveSmallIntegerField(
+        _("last status code"), null=True, blank=True
+    )
+    last_error = models.TextField(_("last error"), blank=True)
+    next_attempt_at = models.DateTimeField(_("next attempt at"), default=timezone.now)
+    delivered_at = models.DateTimeField(_("delivered at"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
+        verbose_name = _("delivery")
         ordering = ("-created_at", "-id")
         verbose_name_plural = _("deliveries")
         # Redelivering POSTs to a third party again: its own permission, not "change".
@@ -681,12 +745,18 @@ class ApiKey(models.Model):
     """
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="a2a_api_keys"
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user"),
+        on_delete=models.CASCADE,
+        related_name="a2a_api_keys",
     )
-    name = models.CharField(max_length=200, help_text=_("What the key is for, e.g. the agent."))
-    prefix = models.CharField(max_length=16, unique=True, editable=False)
-    digest = models.CharField(max_length=64, unique=True, editable=False)
+    name = models.CharField(
+        _("name"), max_length=200, help_text=_("What the key is for, e.g. the agent.")
+    )
+    prefix = models.CharField(_("prefix"), max_length=16, unique=True, editable=False)
+    digest = models.CharField(_("digest"), max_length=64, unique=True, editable=False)
     scopes = models.JSONField(
+        _("scopes"),
         default=list,
         blank=True,
         help_text=_(
@@ -694,14 +764,15 @@ class ApiKey(models.Model):
             "the user may do."
         ),
     )
-    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    created_at = models.DateTimeField(_("created at"), default=timezone.now, editable=False)
     expires_at = models.DateTimeField(
-        null=True, blank=True, help_text=_("Empty: the key does not expire.")
+        _("expires at"), null=True, blank=True, help_text=_("Empty: the key does not expire.")
     )
-    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
-    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    last_used_at = models.DateTimeField(_("last used at"), null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True, editable=False)
 
     class Meta:
+        verbose_name_plural = _("API keys")
         ordering = ("-created_at", "-id")
         verbose_name = _("API key")
 

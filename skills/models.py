@@ -45,37 +45,50 @@ class MenuItem(models.Model):
         DESSERT = "dessert", _("Dessert")
         DRINK = "drink", _("Drink")
 
-    name = models.CharField(max_length=100, unique=True)
+    name = models.CharField(_("name"), max_length=100, unique=True)
     name_de = models.CharField(
         _("German name"),
         max_length=100,
         blank=True,
         help_text=_("Only where the German name differs (e.g. Mineralwasser)."),
     )
-    description = models.TextField(blank=True)
+    description = models.TextField(_("description"), blank=True)
     description_de = models.TextField(
-        _("German description"), blank=True, help_text=_("Shown to guests who write German.")
+        _("German description"),
+        blank=True,
+        help_text=_("Shown to guests who write German."),
     )
-    category = models.CharField(max_length=20, choices=Category.choices)
-    price = models.DecimalField(max_digits=6, decimal_places=2, help_text=_("In euros."))
+    category = models.CharField(_("category"), max_length=20, choices=Category.choices)
+    price = models.DecimalField(
+        _("price"), max_digits=6, decimal_places=2, help_text=_("In euros.")
+    )
     allergens = models.JSONField(
+        _("allergens"),
         default=list,
         blank=True,
         help_text=_('Lower-case allergen names, e.g. ["gluten", "milk", "nuts"].'),
     )
     tags = models.JSONField(
+        _("tags"),
         default=list,
         blank=True,
         help_text=_(
             'Lower-case words guests search for, e.g. ["wine", "red wine", "fish", "alcohol"].'
         ),
     )
-    vegetarian = models.BooleanField(default=False)
-    vegan = models.BooleanField(default=False, help_text=_("Vegan dishes are vegetarian too."))
-    available = models.BooleanField(default=True, help_text=_("Untick to hide it from the menu."))
-    order = models.PositiveIntegerField(default=0, help_text=_("Position within the menu."))
+    vegetarian = models.BooleanField(_("vegetarian"), default=False)
+    vegan = models.BooleanField(
+        _("vegan"), default=False, help_text=_("Vegan dishes are vegetarian too.")
+    )
+    available = models.BooleanField(
+        _("available"), default=True, help_text=_("Untick to hide it from the menu.")
+    )
+    order = models.PositiveIntegerField(
+        _("order"), default=0, help_text=_("Position within the menu.")
+    )
 
     class Meta:
+        verbose_name_plural = _("menu items")
         ordering = ("order", "name")
         verbose_name = _("menu item")
 
@@ -124,10 +137,12 @@ class MenuItem(models.Model):
 
 
 class Table(models.Model):
-    number = models.PositiveSmallIntegerField(unique=True)
-    seats = models.PositiveSmallIntegerField()
+    number = models.PositiveSmallIntegerField(_("number"), unique=True)
+    seats = models.PositiveSmallIntegerField(_("seats"))
 
     class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
         ordering = ("number",)
 
     def __str__(self) -> str:
@@ -149,9 +164,9 @@ class OpeningHours(models.Model):
         SATURDAY = 5, _("Saturday")
         SUNDAY = 6, _("Sunday")
 
-    weekday = models.PositiveSmallIntegerField(choices=Weekday.choices)
-    opens = models.TimeField()
-    closes = models.TimeField()
+    weekday = models.PositiveSmallIntegerField(_("weekday"), choices=Weekday.choices)
+    opens = models.TimeField(_("opens"))
+    closes = models.TimeField(_("closes"))
 
     class Meta:
         ordering = ("weekday", "opens")
@@ -177,17 +192,27 @@ class Reservation(models.Model):
         CONFIRMED = "confirmed", _("Confirmed")
         CANCELLED = "cancelled", _("Cancelled")
 
-    reference = models.CharField(max_length=12, unique=True, default=new_reference, editable=False)
-    name = models.CharField(max_length=200)
-    contact = models.CharField(max_length=200, help_text=_("E-mail address or phone number."))
-    party_size = models.PositiveSmallIntegerField()
-    start = models.DateTimeField()
-    duration = models.DurationField(default=RESERVATION_DURATION)
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="reservations")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.CONFIRMED)
-    created_at = models.DateTimeField(auto_now_add=True)
+    reference = models.CharField(
+        _("reference"), max_length=12, unique=True, default=new_reference, editable=False
+    )
+    name = models.CharField(_("name"), max_length=200)
+    contact = models.CharField(
+        _("contact"), max_length=200, help_text=_("E-mail address or phone number.")
+    )
+    party_size = models.PositiveSmallIntegerField(_("party size"))
+    start = models.DateTimeField(_("start"))
+    duration = models.DurationField(_("duration"), default=RESERVATION_DURATION)
+    table = models.ForeignKey(
+        Table, verbose_name=_("table"), on_delete=models.PROTECT, related_name="reservations"
+    )
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.CONFIRMED
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:
+        verbose_name = _("reservation")
+        verbose_name_plural = _("reservations")
         ordering = ("start",)
         indexes = [models.Index(fields=("table", "start"), name="skills_reservation_table_start")]
 
@@ -220,31 +245,41 @@ class CateringRequest(models.Model):
         CLOSED = "closed", _("Closed (task had ended)")
 
     reference = models.CharField(
-        max_length=12, unique=True, default=new_catering_reference, editable=False
+        _("reference"), max_length=12, unique=True, default=new_catering_reference, editable=False
     )
     task_id = models.CharField(
-        max_length=36, unique=True, help_text=_("The A2A task the agent waits on.")
+        _("task id"), max_length=36, unique=True, help_text=_("The A2A task the agent waits on.")
     )
-    date = models.DateField()
-    time = models.TimeField(null=True, blank=True)
-    guests = models.PositiveSmallIntegerField()
-    name = models.CharField(max_length=200, blank=True)
-    contact = models.CharField(max_length=200, help_text=_("E-mail address or phone number."))
-    notes = models.TextField(blank=True, help_text=_("What the agent wrote, turn by turn."))
+    date = models.DateField(_("date"))
+    time = models.TimeField(_("time"), null=True, blank=True)
+    guests = models.PositiveSmallIntegerField(_("guests"))
+    name = models.CharField(_("name"), max_length=200, blank=True)
+    contact = models.CharField(
+        _("contact"), max_length=200, help_text=_("E-mail address or phone number.")
+    )
+    notes = models.TextField(
+        _("notes"), blank=True, help_text=_("What the agent wrote, turn by turn.")
+    )
     language = models.CharField(
+        _("language"),
         max_length=2,
         choices=[("en", _("English")), ("de", _("German"))],
         default="en",
         help_text=_("The language the answer is written in."),
     )
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.PENDING)
-    staff_note = models.TextField(
-        blank=True, help_text=_("Sent to the agent with the approval or the refusal.")
+    status = models.CharField(
+        _("status"), max_length=20, choices=Status.choices, default=Status.PENDING
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    decided_at = models.DateTimeField(null=True, blank=True)
+    staff_note = models.TextField(
+        _("staff note"),
+        blank=True,
+        help_text=_("Sent to the agent with the approval or the refusal."),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = _("catering requests")
         ordering = ("-created_at",)
         verbose_name = _("catering request")
         indexes = [models.Index(fields=("status", "date"), name="skills_catering_status_date")]
@@ -262,6 +297,7 @@ class Closure(models.Model):
     reason_de = models.CharField(_("German reason"), max_length=200, blank=True)
 
     class Meta:
+        verbose_name_plural = _("closures")
         ordering = ("first_day",)
         verbose_name = _("closure")
         constraints = [

@@ -124,3 +124,37 @@ def test_translations_keep_their_placeholders(catalogue: tuple[str, list[Entry]]
             if text and sorted(PLACEHOLDER.findall(source)) != sorted(PLACEHOLDER.findall(text)):
                 wrong.append(label(e))
     assert wrong == [], f"{app}: placeholders differ between msgid and msgstr"
+
+
+def unmarked_admin_names() -> list[str]:
+    """Model and field names of the installed apps' admin pages (of the catalogues' apps)
+    that are not marked for translation: Django derives an unmarked one from the attribute
+    name (and adds an English "s" for the plural), which a German admin then shows as
+    "Zustellungs" or "context id"."""
+    from django.contrib import admin
+    from django.utils.functional import Promise
+
+    unmarked = []
+    for model in admin.site._registry:
+        meta = model._meta
+        if meta.app_label not in CATALOGUES:
+            continue
+        for what in ("verbose_name", "verbose_name_plural"):
+            if not isinstance(getattr(meta, what), Promise):
+                unmarked.append(f"{meta.label}.{what}")
+        own = (f for f in meta.concrete_fields if f.model is model and not f.auto_created)
+        unmarked += [
+            f"{meta.label}.{f.name}" for f in own if not isinstance(f.verbose_name, Promise)
+        ]
+    return unmarked
+
+
+def test_the_admin_names_models_and_fields_in_the_site_language() -> None:
+    from django.utils.functional import Promise
+
+    from a2a_app.models import TASK_STATE_CHOICES
+    from a2a_app.protocol.states import TaskState
+
+    assert unmarked_admin_names() == []
+    assert [value for value, _ in TASK_STATE_CHOICES] == [s.value for s in TaskState][1:]
+    assert all(isinstance(name, Promise) for _, name in TASK_STATE_CHOICES)
