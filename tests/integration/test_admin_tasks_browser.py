@@ -1,10 +1,11 @@
 """The task admin in a real headless browser (Debian's Chromium, driven by Playwright): a
 site owner finds a task waiting for the site, reads the conversation, asks the caller a
-question, and the caller (over JSON-RPC) sees the task waiting for its answer.
+question, and the caller (over JSON-RPC) sees the task waiting for its answer; a German
+site's owner reads the list in German.
 
 Screenshots go to ``A2A_SCREENSHOTS`` when it names a folder (docs/screenshots holds the
-committed ones: admin-task-list.png, admin-task-conversation.png and their -dark twins),
-else to the test's temporary folder.
+committed ones: admin-task-list.png, admin-task-conversation.png and their -dark twins,
+admin-task-list-de.png), else to the test's temporary folder.
 """
 
 from __future__ import annotations
@@ -157,3 +158,33 @@ def test_the_owner_answers_a_waiting_task(live_server, browser_page, shots) -> N
         assert got["status"]["state"] == "TASK_STATE_COMPLETED"
         # An ended task offers no verbs any more.
         expect(page.locator(".a2a-verb")).to_have_count(0)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_german_site_owner_reads_the_task_list_in_german(
+    live_server, browser_page, shots, settings
+) -> None:
+    """A site whose LANGUAGE_CODE is German: the task list's titles, filters, column names
+    and state names are German (Django's own words and a2a_app's alike)."""
+    from django.contrib.auth.models import User
+    from playwright.sync_api import expect
+
+    settings.LANGUAGE_CODE = "de"
+    User.objects.create_superuser("owner", "owner@example.com", "a-long-password-1")
+    some_other_tasks()
+    page = browser_page
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/a2a_app/task/")
+    page.fill("#id_username", "owner")
+    page.fill("#id_password", "a-long-password-1")
+    page.click("input[type=submit]")
+    page.wait_for_selector("#result_list")
+    expect(page.locator("#content h1")).to_have_text("Aufgabe zum Ansehen auswählen")
+    expect(page.locator("#changelist-filter")).to_contain_text("Wartet auf den Aufrufer")
+    expect(page.locator(".a2a-retention")).to_contain_text("unbegrenzt aufbewahrt")
+    states = page.locator("#result_list tbody").inner_text()
+    for german in ("wartet auf Eingabe", "erledigt", "abgelehnt", "abgebrochen"):
+        assert german in states
+    for english in ("input required", "completed", "rejected", "canceled"):
+        assert english not in states
+    page.click("#toggle-nav-sidebar")
+    page.screenshot(path=str(shots / "admin-task-list-de.png"), full_page=True)
