@@ -28,6 +28,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import Truncator
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from a2a_app import admin_tasks
@@ -290,7 +291,7 @@ def mask_url(url: str) -> str:
     try:
         parts = urlsplit(url)
     except ValueError:
-        return "(invalid URL)"
+        return gettext("(invalid URL)")
     netloc = parts.netloc
     if "@" in netloc:
         userinfo, host = netloc.rsplit("@", 1)

@@ -378,7 +378,7 @@ VERBS: dict[str, Verb] = {
             _("Why the task is rejected (the caller sees this)"),
             _("The task is rejected; the caller has the reason."),
         ),
-        Verb("cancel", "cancel_task", _("Cancel"), "", _("The task is canceled."), False),
+        Verb("cancel", "cancel_task", _("Cancel task"), "", _("The task is canceled."), False),
     )
 }
 

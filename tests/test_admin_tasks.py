@@ -382,6 +382,15 @@ class TestVerbs:
         assert {d.status for d in queued} == {Delivery.Status.PENDING}
         assert dispatched.deliveries == [([config.pk], 0)]
 
+    def test_the_verbs_read_in_german(self, boss, waiting):
+        from django.utils import translation
+
+        with translation.override("de"):
+            page = boss.get(page_url(waiting)).content.decode()
+        for button in ("Aufrufer fragen", "Abschließen", "Ablehnen", "Aufgabe abbrechen"):
+            assert f'value="{button}"' in page
+        assert " task" not in page.split('id="a2a-act"')[1]
+
     def test_cancel_goes_through_cancel_task(
         self, boss, waiting, django_capture_on_commit_callbacks
     ):
