@@ -205,6 +205,20 @@ def test_the_page_shows_the_figures_with_links_to_the_tasks(boss) -> None:
     assert 'data-outcome="failed">1</td>' in page
 
 
+def test_the_chart_dates_are_written_as_the_language_writes_them(boss) -> None:
+    from datetime import date
+
+    from django.utils import translation
+    from django.utils.formats import date_format
+
+    axis = r'<text x="[^"]+" y="[^"]+" text-anchor="middle" class="quiet">([^<]+)</text>'
+    for language, form in (("en", "M j"), ("de", "j. M")):  # "Nov 19", "19. Nov"
+        with translation.override(language):
+            page = boss.get(URL).content.decode()
+            first_day = date.fromisoformat(re.search(r'data-day="([^"]+)"', page)[1])
+            assert re.findall(axis, page)[0] == date_format(first_day, form)
+
+
 def test_chosen_range_and_skill(boss) -> None:
     make_task(skill="menu", age=timedelta(days=20))
     assert activity.activity(days=14).total == 0
