@@ -845,6 +845,61 @@ def test_broker_down_at_enqueue_leaves_the_task_for_the_sweep(
     assert Task.objects.get(pk=task_id).enqueued_at > old
 
 
+def test_a_publish_that_was_only_slow_closes_the_breaker_when_it_goes_through(settings):
+    """A cold web process's first publish may outlast BROKER_PUBLISH_TIMEOUT on a busy
+    machine: the breaker opens, and closes again as soon as that publish is sent, rather
+    than skipping the broker for OUTAGE_RETRY_SECONDS."""
+    import threading
+
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "BROKER_PUBLISH_TIMEOUT": 0.05,
+        "OUTAGE_RETRY_SECONDS": 60,
+    }
+    release = threading.Event()
+    sent: list[tuple] = []
+
+    class SlowThenQuickApp:
+        conf = Celery("slow", set_as_current=False).conf
+
+        def send_task(self, name, args=(), **options):
+            if not sent:
+                release.wait(5)  # the first publish: slower than the timeout
+            sent.append(args)
+
+    dispatcher = dispatch.CeleryDispatcher(app=SlowThenQuickApp())
+    dispatcher.enqueue_run("first")  # times out: logged, the task is left to the sweep
+    assert dispatcher.breaker.is_open
+    dispatcher.enqueue_run("skipped")  # skipped while the breaker is open
+    release.set()
+    deadline = time.monotonic() + 5
+    while dispatcher.breaker.is_open and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not dispatcher.breaker.is_open
+    dispatcher.enqueue_run("third")
+    assert sent == [("first",), ("third",)]
+
+
+def test_a_publish_that_failed_keeps_the_breaker_open(settings):
+    settings.A2A_APP = {
+        **settings.A2A_APP,
+        "BROKER_PUBLISH_TIMEOUT": 0.05,
+        "OUTAGE_RETRY_SECONDS": 60,
+    }
+
+    class SlowThenFailingApp:
+        conf = Celery("failing", set_as_current=False).conf
+
+        def send_task(self, name, args=(), **options):
+            time.sleep(0.2)
+            raise ConnectionError("broker refused")
+
+    dispatcher = dispatch.CeleryDispatcher(app=SlowThenFailingApp())
+    dispatcher.enqueue_run("first")
+    time.sleep(0.4)  # the publish has failed by now
+    assert dispatcher.breaker.is_open
+
+
 # --- signals ------------------------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Protocol
 
 from django.core.signals import setting_changed
@@ -98,7 +98,15 @@ class CeleryDispatcher:
             sent.result(timeout=a2a_settings.BROKER_PUBLISH_TIMEOUT)
         except BaseException:
             self.breaker.failed()
+            # A publish that was only slow (a cold process connecting to the broker on a
+            # busy machine) closes the breaker when it goes through: the broker is up,
+            # and the next tasks need not wait OUTAGE_RETRY_SECONDS for the sweep.
+            sent.add_done_callback(self._closed_if_sent)
             raise
+
+    def _closed_if_sent(self, sent: Future) -> None:
+        if not sent.cancelled() and sent.exception() is None:
+            self.breaker.succeeded()
 
     def enqueue_run(self, task_id: str) -> None:
         try:
