@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.integration.conftest import STAFF_PASSWORD, sign_in
+
 pytestmark = pytest.mark.integration
 
 SKILLS = {
@@ -27,7 +29,8 @@ SKILLS = {
 
 
 def a_fortnight_of_tasks() -> None:
-    """Two weeks of a small restaurant's agent, the same on every run (a fixed seed)."""
+    """Two weeks (and a day) of a small restaurant's agent, the same on every run (a fixed
+    seed)."""
     from django.utils import timezone
 
     from a2a_app.models import Delivery, PushConfig, Task, TaskEvent
@@ -35,7 +38,9 @@ def a_fortnight_of_tasks() -> None:
     chance = random.Random(17)
     now = timezone.now()
     tasks = []
-    for day in range(14):
+    # A 15th day: tasks older than the page's 14-day range, whatever the time of day (the
+    # range starts at midnight 13 days ago; without it, after 10:00 every task was in it).
+    for day in range(15):
         for skill, (per_day, failing, typical_ms) in SKILLS.items():
             for _ in range(chance.randint(per_day // 2, per_day + per_day // 2)):
                 created = now - timedelta(days=day, minutes=chance.randint(5, 600))
@@ -94,15 +99,12 @@ def test_the_activity_page_in_light_and_dark(live_server, browser_page, shots) -
     from a2a_app.models import Task
 
     a_fortnight_of_tasks()
-    clerk = User.objects.create_user("clerk", password="a-long-password-1", is_staff=True)
+    clerk = User.objects.create_user("clerk", password=STAFF_PASSWORD, is_staff=True)
     clerk.user_permissions.set(
         Permission.objects.filter(codename__in=["view_task", "view_activity"])
     )
     page = browser_page
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/a2a_app/task/")
-    page.fill("#id_username", "clerk")
-    page.fill("#id_password", "a-long-password-1")
-    page.click("input[type=submit]")
+    sign_in(page, live_server.url, "clerk", "/admin/a2a_app/task/")
     page.wait_for_selector("#result_list")
     page.click(".object-tools a:has-text('Activity')")
     page.wait_for_url("**/admin/a2a_app/activity/")
