@@ -289,3 +289,15 @@ def shots(tmp_path: Path) -> Path:
     folder = Path(os.environ.get("A2A_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+#: The password of the staff users the browser tests make.
+STAFF_PASSWORD = "a-long-password-1"
+
+
+def sign_in(page: Any, base_url: str, username: str, next_path: str) -> None:
+    """Sign ``username`` in through the admin's login form, landing on ``next_path``."""
+    page.goto(f"{base_url}/admin/login/?next={next_path}")
+    page.fill("#id_username", username)
+    page.fill("#id_password", STAFF_PASSWORD)
+    page.click("input[type=submit]")

@@ -14,6 +14,8 @@ import re
 import pytest
 import requests
 
+from tests.integration.conftest import STAFF_PASSWORD, sign_in
+
 KEY_PATTERN = re.compile(r"a2a_[0-9a-f]{8}_[A-Za-z0-9_-]{20,}")
 
 pytestmark = pytest.mark.integration
@@ -36,14 +38,11 @@ def test_a_key_is_issued_shown_once_and_revoked(live_server, browser_page, shots
 
     from a2a_app.models import ApiKey
 
-    User.objects.create_superuser("owner", "owner@example.com", "a-long-password-1")
+    User.objects.create_superuser("owner", "owner@example.com", STAFF_PASSWORD)
     agent = User.objects.create_user("partner-agent")
     page = browser_page
 
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/a2a_app/apikey/add/")
-    page.fill("#id_username", "owner")
-    page.fill("#id_password", "a-long-password-1")
-    page.click("input[type=submit]")
+    sign_in(page, live_server.url, "owner", "/admin/a2a_app/apikey/add/")
     page.fill("#id_name", "Booking partner")
     page.select_option("#id_user", str(agent.pk))
     page.fill("#id_scopes", '["operation:SendMessage", "operation:GetTask"]')

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 import requests
 
+from tests.integration.conftest import STAFF_PASSWORD, sign_in
+
 pytestmark = pytest.mark.integration
 
 
@@ -81,7 +83,7 @@ def test_the_owner_answers_a_waiting_task(live_server, browser_page, shots) -> N
     from a2a_app.models import Task
     from a2a_app.testing import installed_skill
 
-    User.objects.create_superuser("owner", "owner@example.com", "a-long-password-1")
+    User.objects.create_superuser("owner", "owner@example.com", STAFF_PASSWORD)
     page = browser_page
     with installed_skill(catering, "catering", tags=["catering", "events"]):
         some_other_tasks()
@@ -96,10 +98,7 @@ def test_the_owner_answers_a_waiting_task(live_server, browser_page, shots) -> N
         task = rpc(live_server, "SendMessage", {"message": message})["task"]
         assert task["status"]["state"] == "TASK_STATE_WORKING"
 
-        page.goto(f"{live_server.url}/admin/login/?next=/admin/a2a_app/task/")
-        page.fill("#id_username", "owner")
-        page.fill("#id_password", "a-long-password-1")
-        page.click("input[type=submit]")
+        sign_in(page, live_server.url, "owner", "/admin/a2a_app/task/")
         page.wait_for_selector("#result_list")
         assert "Catering for 40 people on Friday evening" in page.content()
         # The retention policy under the list (this site keeps tasks forever).
@@ -170,13 +169,10 @@ def test_a_german_site_owner_reads_the_task_list_in_german(
     from playwright.sync_api import expect
 
     settings.LANGUAGE_CODE = "de"
-    User.objects.create_superuser("owner", "owner@example.com", "a-long-password-1")
+    User.objects.create_superuser("owner", "owner@example.com", STAFF_PASSWORD)
     some_other_tasks()
     page = browser_page
-    page.goto(f"{live_server.url}/admin/login/?next=/admin/a2a_app/task/")
-    page.fill("#id_username", "owner")
-    page.fill("#id_password", "a-long-password-1")
-    page.click("input[type=submit]")
+    sign_in(page, live_server.url, "owner", "/admin/a2a_app/task/")
     page.wait_for_selector("#result_list")
     expect(page.locator("#content h1")).to_have_text("Aufgabe zum Ansehen auswählen")
     expect(page.locator("#changelist-filter")).to_contain_text("Wartet auf den Aufrufer")

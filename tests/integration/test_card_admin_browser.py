@@ -14,6 +14,8 @@ import requests
 from django.conf import settings
 from django.test import override_settings
 
+from tests.integration.conftest import STAFF_PASSWORD, sign_in
+
 pytestmark = pytest.mark.integration
 
 FORMS_EXTENSION = {
@@ -75,15 +77,12 @@ def test_the_owner_edits_the_profile_and_checks_the_card(
 ) -> None:
     from django.contrib.auth.models import User
 
-    User.objects.create_superuser("owner", "owner@example.com", "a-long-password-1")
+    User.objects.create_superuser("owner", "owner@example.com", STAFF_PASSWORD)
     page = browser_page
     a2a = {**settings.A2A_APP, "EXTENSIONS": [FORMS_EXTENSION], "CARD_REVALIDATE_SECONDS": 0}
 
     with override_settings(A2A_APP=a2a):
-        page.goto(f"{live_server.url}/admin/login/?next=/admin/a2a_app/agentprofile/")
-        page.fill("#id_username", "owner")
-        page.fill("#id_password", "a-long-password-1")
-        page.click("input[type=submit]")
+        sign_in(page, live_server.url, "owner", "/admin/a2a_app/agentprofile/")
         # The list of one opens the row itself; empty fields show the settings' values.
         assert page.url.endswith("/admin/a2a_app/agentprofile/1/change/")
         assert page.get_attribute("#id_name", "placeholder") == a2a.get("NAME", "Django A2A agent")
