@@ -132,8 +132,9 @@ class PartyForm(forms.Form):
 
 
 def _handler(ctx):
-    # gettext here answers in the guest's language: the handler runs inside it.
-    return ctx.complete(gettext("Cancel") + f" {ctx.cleaned_data['party_size']}")
+    # gettext here answers in the guest's language: the handler runs inside it (any string
+    # of a2a_app's catalogue will do).
+    return ctx.complete(gettext("Cancel task") + f" {ctx.cleaned_data['party_size']}")
 
 
 @pytest.fixture
@@ -158,11 +159,11 @@ class TestConversation:
         assert Task.objects.get().skill_state[LANGUAGE_STATE_KEY] == "de"
         done = say(rpc, "4", taskId=task["id"], contextId=task["contextId"])
         assert done["status"]["state"] == "TASK_STATE_COMPLETED"
-        assert done["artifacts"][0]["parts"][0]["text"] == "Abbrechen 4"
+        assert done["artifacts"][0]["parts"][0]["text"] == "Aufgabe abbrechen 4"
 
     def test_english(self, rpc, party):
         task = say(rpc, "A party for 4 people please")
-        assert task["artifacts"][0]["parts"][0]["text"] == "Cancel 4"
+        assert task["artifacts"][0]["parts"][0]["text"] == "Cancel task 4"
         assert Task.objects.get().skill_state[LANGUAGE_STATE_KEY] == "en"
 
     def test_nothing_tells_then_the_site_language(self, rpc, party):
