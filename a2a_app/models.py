@@ -552,7 +552,8 @@ class TaskEvent(models.Model):
     """The ordered log of what happened to a task, as v1.0 ``StreamResponse`` JSON.
 
     Streams replay it and webhooks deliver it; ``sequence`` orders one task's events and
-    the primary key orders all events, which is what a polling notifier follows.
+    the primary key orders all events, which is what a polling notifier follows. A task
+    that ends in its first write and has no webhook has no events: nothing could read them.
     """
 
     class Kind(models.TextChoices):

@@ -614,6 +614,25 @@ class TestSendMessageWithConfig:
         assert all(d.url == HOOK and d.attempts == 0 for d in rows)
         assert scheduled == [([config.pk], 0)]
 
+    def test_only_a_task_born_ended_without_a_webhook_has_an_empty_log(self, rpc):
+        # Nobody can read the log of a task that ended in its first write and has no
+        # webhook (no stream was open on it; SubscribeToTask refuses ended tasks).
+        ended = new_task(rpc, "hello")
+        assert ended["status"]["state"] == "TASK_STATE_COMPLETED"
+        assert not TaskEvent.objects.filter(task_id=ended["id"]).exists()
+        assert Task.objects.get(pk=ended["id"]).event_count == 0
+        # Still open: its log starts with its first write, and a follow-up's events follow.
+        waiting = new_task(rpc, "input x")
+        assert [e.kind for e in TaskEvent.objects.filter(task_id=waiting["id"])] == ["status"]
+        new_task(rpc, "done now", taskId=waiting["id"])
+        events = TaskEvent.objects.filter(task_id=waiting["id"]).order_by("sequence")
+        assert [(e.kind, e.sequence) for e in events] == [
+            ("status", 1),
+            ("artifact", 2),
+            ("status", 3),
+        ]
+        assert Task.objects.get(pk=waiting["id"]).event_count == 3
+
     def test_input_required_then_follow_up_queues_each_event(self, rpc):
         task, config = pushed_task(rpc, "input x")
         new_task(rpc, "done now", taskId=task["id"])
