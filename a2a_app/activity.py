@@ -142,7 +142,7 @@ def activity(days: int = 14, skill: str = "", now: datetime | None = None) -> Ac
     all_counts = _sum_counts(per_skill)
     timings, overall = _timings(since)
     timing_chart = _timing_geometry(timings)
-    # The staff's queue, whenever its tasks were made (index a2a_task_state_lease); tasks
+    # The staff's queue, whenever its tasks were made (index a2a_task_working_lease); tasks
     # waiting for a caller who may never answer are counted in the range only.
     waiting_staff = Task.objects.filter(
         state=TaskState.WORKING, lease_expires_at__isnull=True

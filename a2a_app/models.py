@@ -326,7 +326,7 @@ class Task(models.Model):
     """One A2A task. ``owner`` is the caller scope (see ``a2a_app.auth``)."""
 
     id = models.UUIDField(_("id"), primary_key=True, default=uuid.uuid4, editable=False)
-    context_id = models.CharField(_("context id"), max_length=200, db_index=True)
+    context_id = models.CharField(_("context id"), max_length=200)
     owner = models.CharField(
         _("owner"), max_length=200, blank=True, help_text=_("Empty for anonymous.")
     )
@@ -386,9 +386,22 @@ class Task(models.Model):
                 fields=["owner", "context_id", "-status_timestamp", "-id"],
                 name="a2a_task_owner_ctx_recent",
             ),
+            # A context's tasks whoever owns them (the admin's links). A plain index, not
+            # db_index: on PostgreSQL that adds a second one for LIKE, which nothing asks.
+            models.Index(fields=["context_id"], name="a2a_task_context"),
             # The sweep's two questions: what was never picked up, whose worker vanished.
-            models.Index(fields=["state", "enqueued_at"], name="a2a_task_state_enqueued"),
-            models.Index(fields=["state", "lease_expires_at"], name="a2a_task_state_lease"),
+            # Partial: only the few tasks in that state are in them, so the tasks that end
+            # at once (most of them) cost no entry.
+            models.Index(
+                fields=["enqueued_at"],
+                condition=models.Q(state=TaskState.SUBMITTED.value),
+                name="a2a_task_submitted_enqueued",
+            ),
+            models.Index(
+                fields=["lease_expires_at"],
+                condition=models.Q(state=TaskState.WORKING.value),
+                name="a2a_task_working_lease",
+            ),
             # Retention: the tasks that ended (or stopped waiting) before a date.
             models.Index(fields=["state", "status_timestamp"], name="a2a_task_state_ended"),
             # The activity page's time range (a few days of a table of millions).
@@ -503,7 +516,11 @@ class TaskMessage(models.Model):
     """One message of a task's history, in order."""
 
     task = models.ForeignKey(
-        Task, verbose_name=_("task"), on_delete=models.CASCADE, related_name="messages"
+        Task,
+        verbose_name=_("task"),
+        on_delete=models.CASCADE,
+        related_name="messages",
+        db_index=False,  # the unique (task, ...) constraint below leads with it
     )
     position = models.PositiveIntegerField(_("position"))
     message_id = models.CharField(_("message id"), max_length=200)
@@ -527,7 +544,11 @@ class TaskArtifact(models.Model):
     """One artifact of a task, in the order it was produced."""
 
     task = models.ForeignKey(
-        Task, verbose_name=_("task"), on_delete=models.CASCADE, related_name="artifacts"
+        Task,
+        verbose_name=_("task"),
+        on_delete=models.CASCADE,
+        related_name="artifacts",
+        db_index=False,  # the unique (task, ...) constraint below leads with it
     )
     position = models.PositiveIntegerField(_("position"))
     artifact_id = models.CharField(_("artifact id"), max_length=200)
@@ -561,7 +582,11 @@ class TaskEvent(models.Model):
         ARTIFACT = "artifact", _("artifact update")
 
     task = models.ForeignKey(
-        Task, verbose_name=_("task"), on_delete=models.CASCADE, related_name="events"
+        Task,
+        verbose_name=_("task"),
+        on_delete=models.CASCADE,
+        related_name="events",
+        db_index=False,  # the unique (task, ...) constraint below leads with it
     )
     sequence = models.PositiveIntegerField(_("sequence"))
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
