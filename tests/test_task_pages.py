@@ -8,6 +8,7 @@ pageSize and MAX_PAGE_BYTES is listed page by page both ways, and the pages comp
 from __future__ import annotations
 
 import itertools
+import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -20,6 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from a2a_app.caller import Caller
 from a2a_app.core import service, task_pages
 from a2a_app.models import Task, TaskArtifact, TaskMessage
+from a2a_app.protocol import encoding
 from a2a_app.protocol.params import ListTasksRequest
 
 pytestmark = [
@@ -102,7 +104,10 @@ def all_pages(params: dict[str, Any], caller: Caller) -> list[dict[str, Any]]:
     pages, token = [], ""
     while True:
         wire = {**params, **({"pageToken": token} if token else {})}
-        page = service.list_tasks(ListTasksRequest.from_wire(wire), caller)
+        # As a client reads it: the fast path's page is JSON text the database wrote.
+        page = json.loads(
+            encoding.dumps(service.list_tasks(ListTasksRequest.from_wire(wire), caller))
+        )
         pages.append(page)
         token = page["nextPageToken"]
         if not token or len(pages) > 40:
@@ -169,4 +174,41 @@ def test_fast_path_is_one_statement_whatever_the_page(caller, monkeypatch):
 
 def test_fast_path_pages_an_empty_list(caller):
     page = service.list_tasks(ListTasksRequest.from_wire({"contextId": "none"}), caller)
-    assert page == {"tasks": [], "nextPageToken": "", "pageSize": 50, "totalSize": 0}
+    assert isinstance(page["tasks"], encoding.RawJSON)
+    assert encoding.decoded(page) == {
+        "tasks": [],
+        "nextPageToken": "",
+        "pageSize": 50,
+        "totalSize": 0,
+    }
+
+
+def test_the_page_statement_runs_on_a_generic_plan(caller):
+    """Planning the statement cost as much as running it. With the LIMIT written into it,
+    PostgreSQL's generic plan walks the index as the custom plans do, so the prepared
+    statement switches to it (after five custom plans) and is no longer planned per call.
+    (With ``LIMIT $n`` the generic plan of a caller with many tasks sorts them all, and
+    every call is planned anew.)"""
+    owner = caller.scope
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {Task._meta.db_table} (id, context_id, owner, skill_id, state, "
+            "status_timestamp, metadata, skill_state, protocol_version, created_at, summary, "
+            "first_message_id, message_count, artifact_count, event_count, "
+            "push_config_count, background, run_attempts) "
+            "SELECT gen_random_uuid(), 'ctx-many', %s, 's', 'TASK_STATE_COMPLETED', "
+            "now() - i * interval '1 second', '{}', '{}', '1.0', now(), '', '', 0, 0, 0, 0, "
+            "false, 0 FROM generate_series(1, 20000) AS i",
+            [owner],
+        )
+        cursor.execute(f"ANALYZE {Task._meta.db_table}")
+    for _ in range(20):  # psycopg prepares it at the 6th; then 5 custom plans at most
+        service.list_tasks(ListTasksRequest.from_wire({"pageSize": 4}), caller)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE %s",
+            ["%LIMIT 5) t %"],
+        )
+        [(generic, custom)] = cursor.fetchall()
+    assert generic >= 10 and custom <= 5, (generic, custom)

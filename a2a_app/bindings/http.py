@@ -8,7 +8,6 @@ build the params, call the operation.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
@@ -22,6 +21,7 @@ from a2a_app.asgi import BODY_LIMIT, OVER_LIMIT
 from a2a_app.bindings.auth import authenticate, challenge
 from a2a_app.conf import a2a_settings
 from a2a_app.core import limits
+from a2a_app.protocol import encoding
 from a2a_app.protocol.errors import (
     A2AError,
     AuthenticationRequiredError,
@@ -146,10 +146,9 @@ def json_response(
     JSON reader reads back as the same string.
     """
     try:
-        text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        body = text.encode()
+        body = encoding.dumps(payload).encode()
     except UnicodeEncodeError:
-        body = json.dumps(payload, separators=(",", ":"), allow_nan=False).encode()
+        body = encoding.dumps(payload, ensure_ascii=True).encode()
     return HttpResponse(body, status=status, content_type=content_type)
 
 

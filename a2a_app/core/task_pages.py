@@ -5,17 +5,19 @@ page, the sizes ``MAX_PAGE_BYTES`` needs, the history; a fifth with artifacts) a
 model instances: ~8 ms of the server's CPU for a page of 50, where GetTask costs ~1.
 Here one hand-written statement, bound on the server so that PostgreSQL keeps it
 prepared (:func:`a2a_app.core.rows.statement_cursor`), returns the ``totalSize`` (from the
-kept counts, or a COUNT with ``statusTimestampAfter``, as the portable path) and the page:
-each task's id and status timestamp (for the page token), the bytes its history and
-artifacts take (measured as the portable path measures them), and one JSON array holding
-its status message, metadata, trimmed history and artifacts, read with one ``json.loads``.
+kept counts, or a COUNT with ``statusTimestampAfter``, as the portable path) and the page
+itself as JSON text: the database writes each task (its status message, metadata,
+trimmed history and artifacts as they are stored), keeps the tasks that fit
+``MAX_PAGE_BYTES`` (measured as the portable path measures them) and says which was the
+last, for the page token. The text goes into the answer as it is
+(:class:`~a2a_app.protocol.encoding.RawJSON`): the server neither reads it into Python
+objects nor writes them out again, which cost a page of 50 more than the statement.
 
 The answer is the portable path's, key for key (tests/test_task_pages.py compares them).
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -27,6 +29,7 @@ from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.core import rows
 from a2a_app.models import Task, TaskArtifact, TaskCount, TaskMessage
+from a2a_app.protocol.encoding import RawJSON
 from a2a_app.protocol.params import ListTasksRequest
 
 JSON = dict[str, Any]
@@ -35,7 +38,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: A status timestamp as format_timestamp writes it: UTC, milliseconds (truncated), "Z".
 _WIRE_TIMESTAMP = (
-    "to_char(p.status_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+    "to_char(t.status_timestamp AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 )
 
 
@@ -47,7 +50,8 @@ def applies() -> bool:
 def list_tasks(
     request: ListTasksRequest, caller: Caller, cursor: tuple[datetime, Any] | None
 ) -> JSON:
-    """What :func:`a2a_app.core.store.list_tasks` answers, for an allowed caller."""
+    """What :func:`a2a_app.core.store.list_tasks` answers, for an allowed caller; its
+    ``tasks`` is the page as the database wrote it (a :class:`RawJSON`)."""
     from a2a_app.core.store import page_token  # store imports this module
 
     context_id = request.context_id or None
@@ -66,83 +70,61 @@ def list_tasks(
             count_params.append(state)
     else:
         count_params = list(filters)
-    params = [*count_params, *filters]
+    params = [request.page_size, a2a_settings.MAX_PAGE_BYTES, *count_params, *filters]
     if cursor is not None:
         params.extend(cursor)
-    params.extend([request.page_size + 1, request.history_length])
+    params.append(request.history_length)
     sql = _page_sql(
         bool(context_id),
         state is not None,
         after is not None,
         cursor is not None,
         request.include_artifacts,
+        request.page_size + 1,
     )
     with rows.statement_cursor(connection) as db:
         db.execute(sql, params)
-        total, page_json = db.fetchone()
-    page = json.loads(page_json)
-    has_more = len(page) > request.page_size
-    page = page[: request.page_size]
-    keep = _fitting(page, request.history_length, request.include_artifacts)
-    if keep < len(page):
-        page, has_more = page[:keep], True
-    tasks = []
-    for (
-        task_id,
-        context,
-        state_name,
-        timestamp,
-        _,
-        _,
-        message,
-        metadata,
-        history,
-        artifacts,
-    ) in page:
-        status: JSON = {"state": state_name, "timestamp": timestamp}
-        if message:
-            status["message"] = message
-        out: JSON = {"id": task_id, "contextId": context, "status": status}
-        if request.include_artifacts:
-            out["artifacts"] = artifacts
-        if history:
-            out["history"] = history
-        if metadata:
-            out["metadata"] = metadata
-        tasks.append(out)
+        total, fetched, kept, last_id, last_micros, page = db.fetchone()
     token = ""
-    if has_more and page:
-        last_id, last_micros = page[-1][0], page[-1][4]
-        token = page_token(_EPOCH + timedelta(microseconds=last_micros), uuid.UUID(last_id))
+    # More after this page: a task beyond pageSize, or one left out for MAX_PAGE_BYTES.
+    if kept and (fetched > request.page_size or kept < fetched):
+        last = _EPOCH + timedelta(microseconds=last_micros)
+        token = page_token(last, uuid.UUID(last_id))
     return {
-        "tasks": tasks,
+        "tasks": RawJSON(page),
         "nextPageToken": token,
         "pageSize": request.page_size,
         "totalSize": total,
     }
 
 
-def _fitting(page: list[tuple], history_length: int | None, artifacts: bool) -> int:
-    """How many of ``page``'s first tasks fit ``MAX_PAGE_BYTES`` (store.fit_in_bytes's rule)."""
-    budget = a2a_settings.MAX_PAGE_BYTES
-    if budget is None or len(page) < 2 or (history_length == 0 and not artifacts):
-        return len(page)
-    used = 0
-    for index, row in enumerate(page):
-        used += row[5]
-        if used > budget and index:
-            return index
-    return len(page)
+def _present(column: str) -> str:
+    """SQL: is the JSON in ``column`` worth writing (Python's truthiness of a dict)?"""
+    return f"{column} IS NOT NULL AND {column} NOT IN ('{{}}'::jsonb, 'null'::jsonb)"
 
 
 @cache
-def _page_sql(context: bool, state: bool, after: bool, cursor: bool, artifacts: bool) -> str:
+def _page_sql(
+    context: bool, state: bool, after: bool, cursor: bool, artifacts: bool, limit: int
+) -> str:
     """The statement for one combination of filters: each is its own prepared statement,
     so that PostgreSQL plans each with the index that fits it (no ``x IS NULL OR ...``).
 
-    Parameters, in order: the count's (kept counts: per_context, owner, context_id[,
-    state]; else the filters), the filters (owner[, context_id][, state][, after]), the
-    cursor's (timestamp, id), the limit (pageSize + 1), historyLength (NULL: all).
+    ``limit`` (pageSize + 1) is written into the statement, not bound: with ``LIMIT $n``
+    PostgreSQL's generic plan assumes a tenth of a caller's tasks are read, prefers a
+    scan and sort of all of them, and so plans every execution anew (half of what the
+    statement cost); with the number, the prepared generic plan walks the index.
+
+    Parameters, in order: pageSize and ``MAX_PAGE_BYTES`` (NULL: no limit), the count's
+    (kept counts: per_context, owner, context_id[, state]; else the filters), the filters
+    (owner[, context_id][, state][, after]), the cursor's (timestamp, id), historyLength
+    (NULL: all).
+
+    One row: the total; how many tasks were read (up to pageSize + 1) and how many of
+    them the page keeps (pageSize at most, and no more than fit ``MAX_PAGE_BYTES``, but
+    the first: store.fit_in_bytes's rule); the last kept task's id and status timestamp
+    in microseconds since the epoch (exact, for the page token); and the kept tasks as
+    one JSON array, each task written as ``store.task_to_wire`` writes it.
     """
     quote = connection.ops.quote_name
     task, message, artifact, counts = (
@@ -169,35 +151,56 @@ def _page_sql(context: bool, state: bool, after: bool, cursor: bool, artifacts: 
     keyset = " AND (t.status_timestamp, t.id) < (%s, %s)" if cursor else ""
     # Sizes as store.fit_in_bytes measures them: the stored JSON's text, the newest
     # historyLength messages (LIMIT NULL: all of them) and every artifact.
-    artifacts_json, artifacts_size = "NULL", "0"
+    artifacts_json, artifacts_size = "''", "0"
     if artifacts:
         artifacts_json = (
-            f"(SELECT coalesce(json_agg(a.body ORDER BY a.position), '[]') "
-            f"FROM {artifact} a WHERE a.task_id = p.id)"
+            "',\"artifacts\":[' || coalesce((SELECT string_agg(a.body::text, ',' "
+            f"ORDER BY a.position) FROM {artifact} a WHERE a.task_id = t.id), '') || ']'"
         )
         artifacts_size = (
             f"(SELECT coalesce(sum(length(a.body::text)), 0) "
-            f"FROM {artifact} a WHERE a.task_id = p.id)"
+            f"FROM {artifact} a WHERE a.task_id = t.id)"
         )
-    # One row: the total and the page as one JSON array of one array per task, [id,
-    # contextId, state, wire timestamp, timestamp in µs since the epoch (exact, for the page
-    # token), bytes, status message, metadata, history, artifacts], read with one
-    # json.loads; p.id is NULL on an empty page (the LEFT JOIN keeps the total).
+    # The task as store.task_to_wire writes it, key for key: id, contextId, status
+    # (state, timestamp, message), artifacts, history (if any), metadata (if any). The
+    # stored JSON goes in as PostgreSQL writes jsonb (a space after ':' and ',').
+    body = (
+        '\'{"id":"\' || t.id || \'","contextId":\' || to_json(t.context_id::text) '
+        '|| \',"status":{"state":\' || to_json(t.state::text) '
+        f"|| ',\"timestamp\":\"' || {_WIRE_TIMESTAMP} || '\"' "
+        f"|| CASE WHEN {_present('t.status_message')} "
+        "THEN ',\"message\":' || t.status_message::text ELSE '' END || '}' "
+        f"|| {artifacts_json} "
+        "|| CASE WHEN h.messages > 0 THEN ',\"history\":[' || h.bodies || ']' ELSE '' END "
+        f"|| CASE WHEN {_present('t.metadata')} "
+        "THEN ',\"metadata\":' || t.metadata::text ELSE '' END || '}'"
+    )
     return (
-        f"SELECT n.total, coalesce(json_agg(json_build_array("
-        f"p.id, p.context_id, p.state, {_WIRE_TIMESTAMP}, "
-        f"(extract(epoch FROM p.status_timestamp) * 1000000)::bigint, "
-        f"h.size + {artifacts_size}, p.status_message, p.metadata, h.bodies, {artifacts_json}"
-        f") ORDER BY p.status_timestamp DESC, p.id DESC) FILTER (WHERE p.id IS NOT NULL), "
-        f"'[]')::text "
-        f"FROM ({total}) n LEFT JOIN LATERAL ("
+        "SELECT n.total, count(q.id), count(q.id) FILTER (WHERE q.kept), "
+        "(array_agg(q.id ORDER BY q.rn DESC) FILTER (WHERE q.kept))[1], "
+        "(array_agg(q.micros ORDER BY q.rn DESC) FILTER (WHERE q.kept))[1], "
+        "'[' || coalesce(string_agg(q.body, ',' ORDER BY q.rn) FILTER (WHERE q.kept), '') "
+        "|| ']' "
+        "FROM (SELECT %s::integer AS page_size, %s::bigint AS budget) k "
+        f"CROSS JOIN ({total}) n LEFT JOIN LATERAL ("
+        "SELECT s.id, s.micros, s.body, s.rn, s.rn <= k.page_size AND (s.rn = 1 "
+        "OR k.budget IS NULL OR s.running <= k.budget) AS kept FROM ("
+        "SELECT p.id, p.micros, p.body, row_number() OVER w AS rn, "
+        "sum(p.size) OVER w AS running FROM ("
+        "SELECT t.id::text AS id, t.status_timestamp, t.id AS uuid, "
+        "(extract(epoch FROM t.status_timestamp) * 1000000)::bigint AS micros, "
+        f"h.size + {artifacts_size} AS size, {body} AS body "
+        "FROM ("
         f"SELECT t.id, t.context_id, t.state, t.status_timestamp, t.status_message, "
         f"t.metadata FROM {task} t WHERE {where}{keyset} "
-        f"ORDER BY t.status_timestamp DESC, t.id DESC LIMIT %s) p ON true "
-        f"LEFT JOIN LATERAL ("
-        f"SELECT coalesce(json_agg(r.body ORDER BY r.position), '[]') AS bodies, "
-        f"coalesce(sum(length(r.body::text)), 0) AS size FROM ("
-        f"SELECT m.body, m.position FROM {message} m WHERE m.task_id = p.id "
-        f"ORDER BY m.position DESC LIMIT %s) r) h ON true "
-        f"GROUP BY n.total"
+        f"ORDER BY t.status_timestamp DESC, t.id DESC LIMIT {int(limit)}) t "
+        "LEFT JOIN LATERAL ("
+        "SELECT count(*) AS messages, string_agg(r.body, ',' ORDER BY r.position) AS bodies, "
+        "coalesce(sum(length(r.body)), 0) AS size FROM ("
+        f"SELECT m.body::text AS body, m.position FROM {message} m WHERE m.task_id = t.id "
+        "ORDER BY m.position DESC LIMIT %s) r) h ON true"
+        ") p WINDOW w AS (ORDER BY p.status_timestamp DESC, p.uuid DESC "
+        "ROWS UNBOUNDED PRECEDING)"
+        ") s) q ON true "
+        "GROUP BY n.total"
     )
