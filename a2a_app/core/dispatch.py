@@ -17,9 +17,11 @@ calls instead, for tests.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
 
 from django.core.signals import setting_changed
@@ -96,21 +98,33 @@ class CeleryDispatcher:
         sent = self._publisher.submit(app.send_task, name, args=args, **options)
         try:
             sent.result(timeout=a2a_settings.BROKER_PUBLISH_TIMEOUT)
-        except BaseException:
+        except BaseException as error:
             self.breaker.failed()
             # A publish that was only slow (a cold process connecting to the broker on a
             # busy machine) closes the breaker when it goes through: the broker is up,
             # and the next tasks need not wait OUTAGE_RETRY_SECONDS for the sweep.
-            sent.add_done_callback(self._closed_if_sent)
+            sent.add_done_callback(functools.partial(self._closed_if_sent, name, args))
+            if isinstance(error, FutureTimeout):
+                raise BrokerSlow(name) from error
             raise
 
-    def _closed_if_sent(self, sent: Future) -> None:
+    def _closed_if_sent(self, name: str, args: tuple[Any, ...], sent: Future) -> None:
         if not sent.cancelled() and sent.exception() is None:
             self.breaker.succeeded()
+            logger.info("broker: a slow publish of %s%r went through after all", name, args)
 
     def enqueue_run(self, task_id: str) -> None:
         try:
             self._send(RUN_TASK, (task_id,))
+        except BrokerSlow:
+            # Still on its way: it may yet arrive (then the sweep's second hand-over finds
+            # the task taken and does nothing), or not (then the sweep's is the one).
+            logger.warning(
+                "broker publish timed out: task %s was not handed over within "
+                "BROKER_PUBLISH_TIMEOUT; "
+                "the publish goes on, and the sweep hands it over if it never arrives",
+                task_id,
+            )
         except Exception:
             logger.warning("broker unavailable: task %s stays SUBMITTED for the sweep", task_id)
 
@@ -131,6 +145,10 @@ class CeleryDispatcher:
 
 class BrokerUnavailable(Exception):
     """The broker is skipped for now (it failed or timed out a moment ago)."""
+
+
+class BrokerSlow(BrokerUnavailable):
+    """A publish outlasted ``BROKER_PUBLISH_TIMEOUT``; it goes on in the background."""
 
 
 def celery_app_configured(app: Any) -> bool:
