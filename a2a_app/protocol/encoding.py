@@ -1,7 +1,8 @@
 """Writing wire JSON: compact and strict, with pieces that are already JSON text spliced in.
 
-:func:`dumps` is how every JSON answer is written (no spaces, never ``NaN``). A value may
-be a :class:`RawJSON`: text that is JSON already (a ListTasks page the database wrote),
+:func:`dumps` writes the operations' JSON answers (``bindings.http.json_response``: no
+spaces, never ``NaN``; SSE frames and the agent card are written where they are made). A
+value may be a :class:`RawJSON`: text that is JSON already (a ListTasks page the database wrote),
 which goes into the answer as it is instead of being read into Python objects only to be
 written out again.
 
