@@ -152,3 +152,45 @@ def test_a_failing_write_leaves_nothing():
         rows.write(task, is_new=True, update_fields=[], tables=[(TaskMessage, twins)])
     assert not Task.objects.filter(pk=task.pk).exists()
     assert not TaskMessage.objects.filter(task_id=task.pk).exists()
+
+
+def prepared_row(task: Task) -> dict:
+    """What every field's pre_save and get_prep_value make of ``task``: the reference."""
+    fields, _ = rows._insert_sql(Task, True)
+    return {f.column: f.get_prep_value(f.pre_save(task, True)) for f in fields}
+
+
+def written_row(task: Task) -> dict:
+    import json
+
+    _, params = rows._insert_instance(task)
+    return json.loads(params[0])[0]
+
+
+def as_json(row: dict) -> dict:
+    import json
+
+    return json.loads(rows._dumps([row]))[0]
+
+
+def test_values_a_field_keeps_are_written_as_the_field_would_prepare_them():
+    task = new_task(message_count=3, background=True, summary="Grüße", finished_at=None)
+    assert written_row(task) == as_json(prepared_row(task))
+
+
+def test_values_a_field_converts_still_go_through_the_field():
+    from django.utils.translation import gettext_lazy
+
+    naive = datetime(2026, 12, 1, 8, 30)
+    task = new_task(
+        skill_id=7, summary=gettext_lazy("Menu"), message_count="2", id=str(uuid.uuid4())
+    )
+    task.started_at = naive
+    with pytest.warns(RuntimeWarning, match="naive datetime"):
+        expected = as_json(prepared_row(task))
+    with pytest.warns(RuntimeWarning, match="naive datetime"):
+        written = written_row(task)
+    assert written == expected
+    assert written["skill_id"] == "7" and written["summary"] == "Menu"
+    assert written["message_count"] == 2
+    assert datetime.fromisoformat(written["started_at"]).tzinfo is not None  # made aware
