@@ -295,24 +295,28 @@ IMPORT_STRINGS = (
 class A2ASettings:
     def __init__(self, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self._cached: dict[str, Any] = {}
+        self._cached: set[str] = set()
 
     @property
     def user_settings(self) -> dict[str, Any]:
         return getattr(settings, SETTING_NAME, {}) or {}
 
     def __getattr__(self, attr: str) -> Any:
+        # Called only for a setting not read yet: its value is then kept as an instance
+        # attribute, which later reads find without calling this (a request reads
+        # settings a few dozen times).
         if attr not in self.defaults:
             raise AttributeError(f"Invalid {SETTING_NAME} setting: {attr!r}")
-        if attr in self._cached:
-            return self._cached[attr]
         value = self.user_settings.get(attr, self.defaults[attr])
         if attr in IMPORT_STRINGS:
             value = _perform_import(value, attr)
-        self._cached[attr] = value
+        self._cached.add(attr)
+        setattr(self, attr, value)
         return value
 
     def reload(self) -> None:
+        for attr in self._cached:
+            delattr(self, attr)
         self._cached.clear()
 
 

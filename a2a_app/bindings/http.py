@@ -51,24 +51,26 @@ def check_no_nul(body: bytes) -> None:
 
 def read_body(request: HttpRequest) -> bytes:
     limit = a2a_settings.MAX_REQUEST_BYTES
-    too_large = RequestTooLargeError(
-        f"Request body exceeds the limit of {limit} bytes",
-        metadata={"maxBytes": limit},
-    )
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         declared = 0
     if declared > limit or (getattr(request, "scope", None) or {}).get(OVER_LIMIT):
-        raise too_large
+        raise _too_large(limit)
     try:
         body = request.body
     except RequestDataTooBig:
-        raise too_large from None
+        raise _too_large(limit) from None
     if len(body) > limit:
-        raise too_large
+        raise _too_large(limit)
     check_no_nul(body)
     return body
+
+
+def _too_large(limit: int) -> RequestTooLargeError:
+    return RequestTooLargeError(
+        f"Request body exceeds the limit of {limit} bytes", metadata={"maxBytes": limit}
+    )
 
 
 def limits_body(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:

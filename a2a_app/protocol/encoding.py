@@ -32,12 +32,36 @@ class RawJSON:
         return f"RawJSON({self.text[:60]!r}{'...' if len(self.text) > 60 else ''})"
 
 
+class _HasRawJSON(Exception):
+    """A payload holds a :class:`RawJSON`: it is written the slower way."""
+
+
+def _no_raw(value: Any) -> Any:
+    if isinstance(value, RawJSON):
+        raise _HasRawJSON
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+# Most answers hold no RawJSON: they are written by encoders made once (json.dumps with
+# options makes a new encoder per call).
+_ENCODERS = {
+    ascii: json.JSONEncoder(
+        separators=(",", ":"), ensure_ascii=ascii, allow_nan=False, default=_no_raw
+    )
+    for ascii in (False, True)
+}
+
+
 def dumps(payload: Any, *, ensure_ascii: bool = False) -> str:
     """``payload`` as compact, strict JSON, :class:`RawJSON` values written as they are.
 
     Each raw value is first written as a placeholder string that no other value of the
     payload can equal (a NUL and a random token), then the placeholder is replaced.
     """
+    try:
+        return _ENCODERS[ensure_ascii].encode(payload)
+    except _HasRawJSON:
+        pass
     pieces: list[tuple[str, str]] = []
 
     def raw_placeholder(value: Any) -> str:

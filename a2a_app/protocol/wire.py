@@ -326,6 +326,12 @@ def _read_float(text: str) -> float:
     return value
 
 
+#: One decoder for every request (json.loads with hooks builds a new one per call).
+_DECODER = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_int=_read_int, parse_float=_read_float
+)
+
+
 def decode_json(body: bytes, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Any:
     """A request body as Python values, or :class:`JSONParseError` saying what is wrong.
 
@@ -338,9 +344,7 @@ def decode_json(body: bytes, *, max_depth: int = DEFAULT_MAX_JSON_DEPTH) -> Any:
     """
     try:
         text = body.decode("utf-8")
-        value = json.loads(
-            text, parse_constant=_refuse_constant, parse_int=_read_int, parse_float=_read_float
-        )
+        value = _DECODER.decode(text)
     except RecursionError:  # deeper than the C parser goes: far past max_depth
         raise JSONParseError(_too_deep(max_depth)) from None
     except (ValueError, UnicodeDecodeError):
