@@ -920,3 +920,29 @@ def test_artifact_rows_are_kept_in_order(rpc, conformance_mode):
     task = new_task(rpc, "x", messageId="tck-artifact-text-1")
     rows = list(TaskArtifact.objects.filter(task_id=task["id"]).values_list("position", "name"))
     assert rows == [(0, "text")]
+
+
+def test_task_new_makes_the_task_keyword_construction_makes():
+    values = {
+        "id": "8a4b7d1e-2f3c-4e5a-9b6c-7d8e9f0a1b2c",
+        "context_id": "ctx",
+        "owner": "user:1",
+        "skill_id": "echo",
+        "state": "TASK_STATE_SUBMITTED",
+        "status_timestamp": datetime.now(UTC),
+        "background": True,
+        "summary": "hello",
+    }
+    made, expected = Task.new(**values), Task(**values)
+    fresh = ("created_at",)  # a default that reads the clock
+    assert {k: v for k, v in vars(made).items() if k not in (*fresh, "_state")} == {
+        k: v for k, v in vars(expected).items() if k not in (*fresh, "_state")
+    }
+    assert made._state.adding and made._state.db is None
+    assert (
+        made.created_at is not None
+        and made.metadata == {}
+        and made.metadata is not (Task.new(**values).metadata)
+    )
+    with pytest.raises(TypeError, match="no field colour"):
+        Task.new(colour="red", **values)

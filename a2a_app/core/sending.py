@@ -141,7 +141,7 @@ def plan(
         and not streaming
         and dispatch.get_dispatcher().can_run_in_background
     )
-    task = Task(
+    task = Task.new(
         id=message.task_id,
         context_id=context_id,
         owner=caller.scope,
