@@ -195,6 +195,11 @@ def open_stream(caller: Caller) -> StreamSlot:
 # --- what one request may carry --------------------------------------------------------------
 
 
+#: Writes a message as its size is measured (made once: json.dumps with options makes one
+#: per call).
+_SIZE_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def check_message(message: Message, path: str = "message") -> None:
     """Parts, text length and size of a message against their caps (InvalidParamsError)."""
     max_parts = a2a_settings.MAX_MESSAGE_PARTS
@@ -211,7 +216,7 @@ def check_message(message: Message, path: str = "message") -> None:
             )
     max_bytes = a2a_settings.MAX_MESSAGE_BYTES
     if max_bytes is not None:
-        size = len(json.dumps(message.to_wire(), separators=(",", ":"), ensure_ascii=False))
+        size = len(_SIZE_ENCODER.encode(message.to_wire()))
         if size > max_bytes:
             raise InvalidParamsError.for_field(
                 path, f"is {size} bytes as JSON; at most {max_bytes} are allowed"
