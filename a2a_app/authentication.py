@@ -41,7 +41,8 @@ class ApiKeyAuthentication(authentication.BaseAuthentication):
         return a2a_settings.API_KEY_HEADER
 
     def authenticate(self, request: Request) -> tuple[Any, ApiKey] | None:
-        raw = request.headers.get(self.header_name())
+        # META, not request.headers (which copies every header first).
+        raw = request.META.get("HTTP_" + self.header_name().upper().replace("-", "_"))
         if raw is None:
             return None
         raw = raw.strip()

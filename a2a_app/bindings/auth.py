@@ -21,6 +21,7 @@ from rest_framework import exceptions
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 
+from a2a_app.bindings.headers import header
 from a2a_app.bindings.security import anonymous_allowed
 from a2a_app.caller import ANONYMOUS, Caller
 from a2a_app.conf import a2a_settings
@@ -71,7 +72,7 @@ def authenticate(request: HttpRequest) -> Caller:
             user, auth = result
             scopes = getattr(auth, "caller_scopes", None)
             return Caller(user=user, scopes=scopes() if callable(scopes) else None)
-    if authenticators and "Authorization" in request.headers:
+    if authenticators and header(request, "Authorization") is not None:
         raise _unauthenticated(
             "The Authorization header carries a credential this agent does not accept",
             authenticators,

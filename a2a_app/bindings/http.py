@@ -19,6 +19,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from a2a_app import tracing
 from a2a_app.asgi import BODY_LIMIT, OVER_LIMIT
 from a2a_app.bindings.auth import authenticate, challenge
+from a2a_app.bindings.headers import header
 from a2a_app.conf import a2a_settings
 from a2a_app.core import limits
 from a2a_app.protocol import encoding
@@ -91,8 +92,8 @@ def check_media_type(request: HttpRequest) -> None:
 
 
 def requested_extensions(request: HttpRequest) -> set[str]:
-    header = request.headers.get("A2A-Extensions", "")
-    return {uri.strip() for uri in header.split(",") if uri.strip()}
+    value = header(request, "A2A-Extensions", "")
+    return {uri.strip() for uri in value.split(",") if uri.strip()}
 
 
 def activate_extensions(request: HttpRequest) -> list[str]:
@@ -201,9 +202,9 @@ def client_address(request: HttpRequest) -> str:
     """The client's address: the connection's, or what ``CLIENT_IP_HEADER`` says the
     last of ``CLIENT_IP_PROXIES`` proxies saw (entries further left are the client's
     word, which anyone can forge)."""
-    header = a2a_settings.CLIENT_IP_HEADER
-    if header:
-        hops = [hop.strip() for hop in request.headers.get(header, "").split(",") if hop.strip()]
+    name = a2a_settings.CLIENT_IP_HEADER
+    if name:
+        hops = [hop.strip() for hop in header(request, name, "").split(",") if hop.strip()]
         proxies = max(1, a2a_settings.CLIENT_IP_PROXIES)
         if hops:
             return hops[-min(proxies, len(hops))]

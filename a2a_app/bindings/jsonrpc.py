@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from a2a_app.bindings import http, observe, operations, sse
+from a2a_app.bindings.headers import header
 from a2a_app.conf import a2a_settings
 from a2a_app.core import streams
 from a2a_app.protocol import jsonrpc_envelope as envelope
@@ -68,7 +69,7 @@ def answer(request: HttpRequest) -> HttpResponse:
         # A standard JSON-RPC error carries no ErrorInfo: the message names the method.
         if method is None:
             raise MethodNotFoundError(f"Method {call.method!r} not found")
-        version_header = request.headers.get("A2A-Version") or request.GET.get("A2A-Version")
+        version_header = header(request, "A2A-Version") or request.GET.get("A2A-Version")
         if negotiate(version_header, method_version=method.version) != method.version:
             raise MethodNotFoundError(
                 f"{call.method!r} is a v{method.version} method; A2A-Version "

@@ -19,6 +19,7 @@ from django.urls import URLPattern, re_path
 from django.views.decorators.csrf import csrf_exempt
 
 from a2a_app.bindings import http, observe, operations, sse
+from a2a_app.bindings.headers import header
 from a2a_app.bindings.http import JSON_MEDIA_TYPES, MethodNotAllowedError, UnsupportedMediaTypeError
 from a2a_app.bindings.operations import Method
 from a2a_app.conf import a2a_settings
@@ -45,7 +46,7 @@ BOOLEAN_QUERY_FIELDS = frozenset({"includeArtifacts"})
 
 
 def _media_type(request: HttpRequest) -> str:
-    return A2A_JSON if A2A_JSON in request.headers.get("Accept", "") else "application/json"
+    return A2A_JSON if A2A_JSON in header(request, "Accept", "") else "application/json"
 
 
 def _response(request: HttpRequest, payload: Any, status: int = 200) -> HttpResponse:
@@ -114,7 +115,7 @@ Build = Callable[[HttpRequest, dict[str, str]], tuple[JSON, v03_rest.Renames]]
 
 
 def _v1_version(request: HttpRequest) -> None:
-    negotiate(request.headers.get("A2A-Version") or request.GET.get("A2A-Version"))
+    negotiate(header(request, "A2A-Version") or request.GET.get("A2A-Version"))
 
 
 def _call(

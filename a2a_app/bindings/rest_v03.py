@@ -18,6 +18,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from a2a_app.bindings import operations, rest
+from a2a_app.bindings.headers import header
 from a2a_app.bindings.rest import json_body
 from a2a_app.protocol.errors import VersionNotSupportedError
 from a2a_app.protocol.v03 import rest as v03_rest
@@ -28,7 +29,7 @@ Renames = v03_rest.Renames
 
 
 def _check_version(request: HttpRequest) -> None:
-    value = request.headers.get("A2A-Version") or request.GET.get("A2A-Version")
+    value = header(request, "A2A-Version") or request.GET.get("A2A-Version")
     if negotiate(value, method_version=V0_3) != V0_3:
         raise VersionNotSupportedError(
             f"A2A-Version {value.strip()!r} is not served by the v0.3 HTTP+JSON routes "
