@@ -315,8 +315,8 @@ class A2ASettings:
         return value
 
     def reload(self) -> None:
-        for attr in self._cached:
-            delattr(self, attr)
+        for attr in list(self._cached):
+            self.__dict__.pop(attr, None)
         self._cached.clear()
 
 

@@ -168,3 +168,16 @@ def test_rate_limits_in_a_per_process_cache_warn_on_deploy(settings) -> None:
     assert [w.id for w in check_limits_deploy()] == ["a2a_app.W050"]
     settings.A2A_APP = {**settings.A2A_APP, "RATE_LIMITS": {}}
     assert check_limits_deploy() == []
+
+
+def test_a_setting_read_before_a_change_is_read_anew_after_it(settings) -> None:
+    from a2a_app.conf import a2a_settings
+
+    a2a_settings.MAX_MESSAGE_PARTS  # noqa: B018  (read once: kept as an attribute)
+    assert "MAX_MESSAGE_PARTS" in vars(a2a_settings)
+    settings.A2A_APP = {**getattr(settings, "A2A_APP", {}), "MAX_MESSAGE_PARTS": 3}
+    assert a2a_settings.MAX_MESSAGE_PARTS == 3
+    settings.A2A_APP = {**settings.A2A_APP, "MAX_MESSAGE_PARTS": 4}
+    assert a2a_settings.MAX_MESSAGE_PARTS == 4
+    with pytest.raises(AttributeError, match="Invalid A2A_APP setting"):
+        a2a_settings.NO_SUCH_SETTING  # noqa: B018

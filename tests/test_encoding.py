@@ -51,3 +51,19 @@ def test_decoded_reads_raw_values_anywhere():
     payload = {"tasks": RawJSON('[{"id": "t"}]'), "more": [RawJSON("2"), 3]}
     assert decoded(payload) == {"tasks": [{"id": "t"}], "more": [2, 3]}
     assert repr(RawJSON("x" * 100)).endswith("'...)")
+
+
+def test_answers_with_and_without_raw_json_are_written_alike():
+    from a2a_app.protocol.encoding import RawJSON, dumps
+
+    plain = {"tasks": [{"id": "t1", "text": "Grüße"}], "totalSize": 1}
+    assert dumps(plain) == '{"tasks":[{"id":"t1","text":"Grüße"}],"totalSize":1}'
+    assert dumps(plain, ensure_ascii=True) == (
+        '{"tasks":[{"id":"t1","text":"Gr\\u00fc\\u00dfe"}],"totalSize":1}'
+    )
+    raw = {"tasks": RawJSON('[{"id":"t1","text":"Grüße"}]'), "totalSize": 1}
+    assert dumps(raw) == dumps(plain)
+    with pytest.raises(TypeError, match="set is not JSON serializable"):
+        dumps({"x": {1}})
+    with pytest.raises(ValueError):
+        dumps({"x": float("nan")})

@@ -45,10 +45,10 @@ def _no_raw(value: Any) -> Any:
 # Most answers hold no RawJSON: they are written by encoders made once (json.dumps with
 # options makes a new encoder per call).
 _ENCODERS = {
-    ascii: json.JSONEncoder(
-        separators=(",", ":"), ensure_ascii=ascii, allow_nan=False, default=_no_raw
+    escape: json.JSONEncoder(
+        separators=(",", ":"), ensure_ascii=escape, allow_nan=False, default=_no_raw
     )
-    for ascii in (False, True)
+    for escape in (False, True)
 }
 
 
