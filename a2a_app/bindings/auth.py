@@ -18,6 +18,7 @@ from typing import Any
 
 from django.http import HttpRequest
 from rest_framework import exceptions
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
 
@@ -43,16 +44,26 @@ class _UnreadBody(BaseParser):
         return {}
 
 
+#: What authenticators' requests are made with: no parser of the body, and DRF's
+#: default negotiator (nothing here negotiates); both keep no state, so one each will do.
+_PARSERS = (_UnreadBody(),)
+_NEGOTIATOR = DefaultContentNegotiation()
+
+
+def _drf_request(request: HttpRequest) -> Request:
+    return Request(request, parsers=_PARSERS, negotiator=_NEGOTIATOR)
+
+
 def challenge(request: HttpRequest) -> dict[str, str]:
     """``WWW-Authenticate`` for a caller who must sign in: every configured scheme."""
     authenticators = [cls() for cls in a2a_settings.AUTHENTICATION_CLASSES]
-    return _challenge_header(authenticators, Request(request, parsers=[_UnreadBody()]))
+    return _challenge_header(authenticators, _drf_request(request))
 
 
 def authenticate(request: HttpRequest) -> Caller:
     """Run the configured authenticators: the caller, or the error to answer."""
     authenticators = [cls() for cls in a2a_settings.AUTHENTICATION_CLASSES]
-    drf_request = Request(request, parsers=[_UnreadBody()])
+    drf_request = _drf_request(request)
     for authenticator in authenticators:
         try:
             result = authenticator.authenticate(drf_request)

@@ -38,6 +38,8 @@ from django.conf import global_settings, settings
 from django.core.signals import setting_changed
 from django.utils import translation
 
+from a2a_app.conf import a2a_settings
+
 
 def _wordset(text: str) -> frozenset[str]:
     """The words of a whitespace-separated list (kept as prose for easy editing)."""
@@ -187,11 +189,9 @@ def detect(text: str, *, hints: Iterable[Any] = (), previous: str = "") -> str:
     """The language of ``text``: the first hint naming a site language; else, without
     ``previous`` (the conversation's language), the language the text reads as most, or
     "" on a tie; with ``previous``, that one unless the text clearly reads as another."""
-    from a2a_app.conf import a2a_settings
-
     offered = site_languages()
     for hint in hints:
-        code = _from_hint(hint, offered)
+        code = _from_hint(hint, offered) if hint else ""
         if code:
             return code
     previous = previous if previous in offered else ""
