@@ -427,8 +427,14 @@ class Task(models.Model):
         field's default. Keyword construction looks every field up among the keywords;
         on a SendMessage that was a measurable part of the request."""
         fields = cls._meta.concrete_fields
-        args = [values[f.attname] if f.attname in values else f.get_default() for f in fields]
-        if len(values) > sum(f.attname in values for f in fields):
+        args, given = [], 0
+        for field in fields:
+            if field.attname in values:
+                args.append(values[field.attname])
+                given += 1
+            else:
+                args.append(field.get_default())
+        if given < len(values):
             unknown = values.keys() - {f.attname for f in fields}
             raise TypeError(f"Task has no field {', '.join(sorted(unknown))}")
         return cls(*args)
