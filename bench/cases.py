@@ -205,6 +205,34 @@ GROUPS = {
 GROUPS["all"] = GROUPS["http"] + GROUPS["sdk"] + GROUPS["workers"]
 
 
+def measuring_order(names: list[str], pairs: list[tuple[str, str]]) -> list[str]:
+    """``names`` in the order a round measures them: each case right after a case it is
+    compared with (``pairs``, either way round) wherever it can be.
+
+    This machine's speed drifts over seconds, so a ratio of two measurements is only as
+    good as their nearness: a case and its reference a dozen cases apart can land 25 %
+    off. Depth first from each case in ``names`` order, its partners (in ``pairs`` order)
+    follow it, theirs follow them, and so on; the rest keep their order.
+    """
+    partners: dict[str, list[str]] = {}
+    for a, b in pairs:
+        if a in names and b in names:
+            partners.setdefault(a, []).append(b)
+            partners.setdefault(b, []).append(a)
+    order: list[str] = []
+
+    def place(name: str) -> None:
+        if name in order:
+            return
+        order.append(name)
+        for partner in partners.get(name, ()):
+            place(partner)
+
+    for name in names:
+        place(name)
+    return order
+
+
 def _big_context() -> str:
     from bench.seed import big_context_id
 

@@ -228,6 +228,28 @@ BUDGETS = [
 ]
 
 
+#: The a2a-sdk server's cases and the a2a_app case each is compared with.
+SDK_COUNTERPARTS = {"sdk-card": "card", "sdk-send": "send"}
+
+
+def compared_pairs() -> list[tuple[str, str]]:
+    """(case, reference) of every ratio the report judges or shows beside the SDK's:
+    the pairs a round measures next to each other (:func:`bench.cases.measuring_order`)."""
+    budgets = [(case, ref.rpartition(":")[2]) for _label, case, ref, _limit, _kind in BUDGETS]
+    return [*budgets, *((ours, sdk) for sdk, ours in SDK_COUNTERPARTS.items())]
+
+
+def paired_ratio(case: Measurement, reference: Measurement) -> float:
+    """``case``'s req/s over ``reference``'s: the median of the ratios of their slices
+    measured in the same round (next to each other), which the machine's drift from one
+    round to the next leaves alone; with unequal rounds (a failed slice, a report from an
+    older run), the ratio of the totals."""
+    pairs = list(zip(case.rounds_rps, reference.rounds_rps, strict=False))
+    if len(case.rounds_rps) == len(reference.rounds_rps) >= 2 and all(r for _, r in pairs):
+        return statistics.median(c / r for c, r in pairs)
+    return case.rps / reference.rps
+
+
 def cpu_cost(m: Measurement) -> float | None:
     """CPU per request on the machine: the server's plus its PostgreSQL backends'."""
     if not m.cpu_ms:
@@ -242,16 +264,20 @@ def budget_cell(run: Run, deployment: str, case: str, ref: str, limit: float, ki
     # Another server's case (the a2a-sdk's) was measured beside this deployment.
     alongside = deployment if ref_deployment else ""
     ref_deployment = ref_deployment or deployment
-    ref_rps = run.baseline(ref_deployment, ref_case, alongside)
-    ref_m = run.get(ref_deployment, ref_case, alongside)
-    if m is None or not ref_rps or ref_m is None or not m.rps:
-        return "–"
-    cost = cpu_cost(m)
-    ref_costs = [
-        cpu_cost(r)
+    ref_runs = [
+        r
         for r in run.measurements
         if r.deployment == ref_deployment and r.case == ref_case and r.alongside == alongside
     ]
+    if m is None or not ref_runs or not m.rps or not all(r.rps for r in ref_runs):
+        return "–"
+    ref_m = ref_runs[0]
+    # Reports of runs before rounds measured baselines twice (their mean); since, a
+    # reference is measured once, its rounds beside the case's.
+    ref_rps = sum(r.rps for r in ref_runs) / len(ref_runs)
+    speed = paired_ratio(m, ref_m) if len(ref_runs) == 1 else m.rps / ref_rps
+    cost = cpu_cost(m)
+    ref_costs = [cpu_cost(r) for r in ref_runs]
     ref_cost = sum(ref_costs) / len(ref_costs) if all(ref_costs) else None
     if kind == "cpu":
         if not cost or not ref_cost or not m.bytes_per_request or not ref_m.bytes_per_request:
@@ -264,13 +290,13 @@ def budget_cell(run: Run, deployment: str, case: str, ref: str, limit: float, ki
         verdict = "**pass**" if smaller and ratio <= limit + 0.03 else "**FAIL**"
         return (
             f"{m.bytes_per_request:,.0f} against {ref_m.bytes_per_request:,.0f} bytes; "
-            f"CPU {ratio:.2f} × the 200's (req/s {m.rps / ref_rps:.2f} ×): {verdict}"
+            f"CPU {ratio:.2f} × the 200's (req/s {speed:.2f} ×): {verdict}"
         )
     if kind == "min":
-        ratio = m.rps / ref_rps
+        ratio = speed
         cpu = f" (CPU: {ref_cost / cost:.2f} ×)" if cost and ref_cost else ""
         return f"{ratio:.2f} ×{cpu}: " + ("**pass**" if ratio >= limit else "**FAIL**")
-    ratio = ref_rps / m.rps
+    ratio = 1 / speed
     cpu = f" (CPU: {cost / ref_cost:.2f} ×)" if cost and ref_cost else ""
     return f"{ratio:.2f} ×{cpu}: " + ("**pass**" if ratio <= limit else "**FAIL**")
 
@@ -328,7 +354,8 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
         "  to stderr as configured by the site.",
         f"- Load: wrk, 1 thread, {opts.connections} connections, {opts.duration:g} s per "
         f"case in {getattr(opts, 'rounds', 1)} interleaved rounds (each round measures "
-        "every case of the server in turn, so a case and its baseline see the same "
+        "every case of the server in turn, each budget's case right after its reference "
+        "and the a2a-sdk server's cases beside a2a_app's, so that the two see the same "
         f"machine), after a {opts.warmup:g} s warm-up; every request has a unique messageId and "
         "JSON-RPC id; every response is checked (status, no JSON-RPC error, the expected "
         "state or text); a run with any failure writes no report.",
@@ -355,8 +382,10 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
             + ("on PostgreSQL" if is_postgres(db_url) else "(on SQLite: not the budget's database)")
             + ". “≥” budgets: the case's req/s over the reference's; “≤” budgets: the "
             "reference's req/s over the case's (what a request costs relative to the "
-            "reference). In brackets the same ratio from CPU per request (server + "
-            "PostgreSQL backends), which other load on the machine disturbs less. The verdict "
+            "reference); each the median, over the rounds, of the ratio of the two slices "
+            "measured one after the other in that round. In brackets the same ratio from "
+            "CPU per request (server + PostgreSQL backends), which other load on the machine "
+            "disturbs less. The verdict "
             "is on req/s, except for the 304: bytes per response smaller, and CPU per "
             "request no more than the 200's (3 % tolerance).",
             "",
@@ -421,8 +450,8 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
             "|---|---|---:|---:|---:|---:|---:|",
         ]
         for m in sdk:
-            ours = run.get(m.alongside, {"sdk-send": "send", "sdk-card": "card"}[m.case])
-            vs = f"{ours.rps / m.rps:.2f} ×" if ours and m.rps else "–"
+            ours = run.get(m.alongside, SDK_COUNTERPARTS[m.case])
+            vs = f"{paired_ratio(ours, m):.2f} ×" if ours and m.rps else "–"
             beside = procs.DEPLOYMENTS[m.alongside].name if m.alongside else "–"
             lines.append(
                 f"| {CASES_BY_NAME[m.case].title} | {beside} | {fmt(m.rps)} | {fmt(m.p50_ms)} "

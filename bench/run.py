@@ -48,6 +48,7 @@ from bench.cases import (
     WORKER_CASES,
     Case,
     Context,
+    measuring_order,
 )
 from bench.config import (
     LOCK_PATH,
@@ -68,6 +69,7 @@ from bench.report import (
     Run,
     baseline_drift,
     combine,
+    compared_pairs,
     environment,
     fmt,
     render,
@@ -395,9 +397,10 @@ def run_http(
 ) -> None:
     """Measure ``cases`` on one server in ``opts.rounds`` interleaved rounds.
 
-    Each round measures every case for ``duration / rounds`` seconds, in order, so that
-    a case and its baseline see the same drift of the machine; ``companion`` (the
-    a2a-sdk server, already running) has its cases measured in the same rounds.
+    Each round measures every case for ``duration / rounds`` seconds, each budget's case
+    next to its reference (:func:`bench.cases.measuring_order`), so that the two see the
+    same drift of the machine; ``companion`` (the a2a-sdk server, already running) has
+    its cases measured in the same rounds, beside a2a_app's same case.
     """
     from bench import procs
 
@@ -423,10 +426,12 @@ def run_http(
             companion_ctx = prepare_context(companion.base, set(), seeded)
             plan += [(companion, c, companion_ctx, deployment_name) for c in companion_cases or []]
         slices: dict[str, list[Measurement]] = {case.name: [] for _, case, _, _ in plan}
+        by_name = {case.name: item for item in plan for case in (item[1],)}
+        order = measuring_order(list(by_name), compared_pairs())
         for round_index in range(opts.rounds):
             if opts.rounds > 1:
                 log(f"  round {round_index + 1} of {opts.rounds}")
-            for target, case, case_ctx, alongside in plan:
+            for target, case, case_ctx, alongside in (by_name[name] for name in order):
                 if any(m.failures for m in slices[case.name]):
                     continue
                 m = measure_slice(target, case, case_ctx, opts, db, warm=round_index == 0)
