@@ -25,6 +25,7 @@ from django.utils.translation import gettext_lazy as _
 
 from a2a_app.conf import a2a_settings
 from a2a_app.crypto import EncryptedTextField
+from a2a_app.db import statement_cursor
 from a2a_app.protocol.types import OPERATION_NAMES, TERMINAL_STATES, Message, TaskState
 
 #: The fields a ``@skill`` declares in code and the owner may override in the admin. A row
@@ -853,12 +854,13 @@ class ApiKey(models.Model):
 
         Every signed-in request asks, so the query is written once per process rather
         than compiled by the ORM each time: that compilation cost a signed-in GetTask
-        more CPU than the rest of the request.
+        more CPU than the rest of the request. Bound on the server, PostgreSQL keeps it
+        prepared instead of planning the join again (~0.2 of ~0.25 ms of its CPU).
         """
         database = router.db_for_read(cls)
         connection = connections[database]
         sql, key_fields, user_fields = _api_key_query(connection)
-        with connection.cursor() as cursor:
+        with statement_cursor(connection) as cursor:
             cursor.execute(sql, [api_key_digest(raw_key)])
             row = cursor.fetchone()
         if row is None:

@@ -14,7 +14,17 @@ from scripts.import_graph import PACKAGE, ROOT, imports, module_name
 
 #: Top-level modules every layer may use: settings, models and what they need.
 #: ``tracing``: spans through OpenTelemetry's API when the site installed it (lazily).
-FOUNDATION = {"a2a_app", "conf", "models", "signals", "exceptions", "caller", "crypto", "tracing"}
+FOUNDATION = {
+    "a2a_app",
+    "conf",
+    "db",
+    "models",
+    "signals",
+    "exceptions",
+    "caller",
+    "crypto",
+    "tracing",
+}
 LIBRARIES = set(sys.stdlib_module_names)
 DJANGO = {"django", "rest_framework", "asgiref"}
 

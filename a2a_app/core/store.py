@@ -23,7 +23,8 @@ from django.db.models.functions import Cast, Length, RowNumber
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import contexts, rows, task_counts, task_pages
+from a2a_app.core import contexts, task_counts, task_pages
+from a2a_app.db import statement_cursor
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.errors import InvalidParamsError, TaskNotFoundError
 from a2a_app.protocol.params import ListTasksRequest
@@ -163,8 +164,8 @@ def read_task_by_id(task_id: str, caller: Caller, history_length: int | None) ->
     pk = parse_task_id(task_id)
     if pk is None:
         raise _not_found(task_id)
-    # Bound on the server, so that PostgreSQL can keep the query prepared (rows.py).
-    with rows.statement_cursor(connection) as cursor:
+    # Bound on the server, so that PostgreSQL can keep the query prepared (a2a_app.db).
+    with statement_cursor(connection) as cursor:
         cursor.execute(_task_with_rows_sql(), [history_length, pk, caller.scope])
         found = cursor.fetchone()
     if found is None:

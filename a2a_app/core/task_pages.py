@@ -4,7 +4,7 @@ The portable :func:`a2a_app.core.store.list_tasks` costs four ORM queries (the c
 page, the sizes ``MAX_PAGE_BYTES`` needs, the history; a fifth with artifacts) and fifty
 model instances: ~8 ms of the server's CPU for a page of 50, where GetTask costs ~1.
 Here one hand-written statement, bound on the server so that PostgreSQL keeps it
-prepared (:func:`a2a_app.core.rows.statement_cursor`), returns the ``totalSize`` (from the
+prepared (:func:`a2a_app.db.statement_cursor`), returns the ``totalSize`` (from the
 kept counts, or a COUNT with ``statusTimestampAfter``, as the portable path) and the page
 itself as JSON text: the database writes each task (its status message, metadata,
 trimmed history and artifacts as they are stored), keeps the tasks that fit
@@ -27,7 +27,7 @@ from django.db import connection
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
-from a2a_app.core import rows
+from a2a_app.db import statement_cursor
 from a2a_app.models import Task, TaskArtifact, TaskCount, TaskMessage
 from a2a_app.protocol.encoding import RawJSON
 from a2a_app.protocol.params import ListTasksRequest
@@ -82,7 +82,7 @@ def list_tasks(
         request.include_artifacts,
         request.page_size + 1,
     )
-    with rows.statement_cursor(connection) as db:
+    with statement_cursor(connection) as db:
         db.execute(sql, params)
         total, fetched, kept, last_id, last_micros, page = db.fetchone()
     token = ""
