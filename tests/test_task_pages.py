@@ -212,3 +212,16 @@ def test_the_page_statement_runs_on_a_generic_plan(caller):
         )
         [(generic, custom)] = cursor.fetchall()
     assert generic >= 10 and custom <= 5, (generic, custom)
+
+
+def test_the_page_statement_with_a_history_length_runs_on_a_generic_plan(caller):
+    for _ in range(20):
+        service.list_tasks(ListTasksRequest.from_wire({"pageSize": 4, "historyLength": 2}), caller)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE %s",
+            ["%LIMIT 5) t %"],
+        )
+        [(generic, custom)] = cursor.fetchall()
+    assert generic >= 10 and custom <= 5, (generic, custom)

@@ -508,6 +508,10 @@ class TestGetTask:
         assert got["history"] == full["history"][-3:]
         more = rpc("GetTask", {"id": task["id"], "historyLength": 100})["result"]
         assert more["history"] == full["history"]
+        # Above WRITTEN_HISTORY_LENGTHS the length is bound, not written: the same answer.
+        for length in (6, 101, 2**31 - 1):
+            longer = rpc("GetTask", {"id": task["id"], "historyLength": length})["result"]
+            assert longer["history"] == full["history"][-length:]
         none = rpc("GetTask", {"id": task["id"], "historyLength": 0})["result"]
         assert "history" not in none
         as_string = rpc("GetTask", {"id": task["id"], "historyLength": "2"})["result"]
@@ -880,6 +884,27 @@ class TestQueryCounts:
         with django_assert_max_num_queries(baseline):
             trimmed = rpc("GetTask", {"id": long["id"], "historyLength": 5})["result"]
         assert len(trimmed["history"]) == 5
+
+    @pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's"
+    )
+    def test_get_task_with_a_history_length_runs_on_a_generic_plan(self, rpc):
+        # With the length bound (LIMIT $1), PostgreSQL kept planning every GetTask anew:
+        # three times the cost of running it. Written in, the prepared statement settles
+        # on its generic plan after five custom ones.
+        task = new_task(rpc, "input please")
+        add_messages(task["id"], 3)
+        for _ in range(20):
+            got = rpc("GetTask", {"id": task["id"], "historyLength": 2})["result"]
+            assert len(got["history"]) == 2
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                "WHERE statement LIKE %s",
+                ["%ORDER BY m.position DESC LIMIT 2)%"],
+            )
+            [(generic, custom)] = cursor.fetchall()
+        assert generic >= 10 and custom <= 5, (generic, custom)
 
     def test_send_message_costs_the_same_in_a_busy_context(self, rpc, django_assert_num_queries):
         quiet = count_queries(lambda: send(rpc, "hello", contextId="ctx-quiet"))

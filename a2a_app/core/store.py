@@ -164,9 +164,13 @@ def read_task_by_id(task_id: str, caller: Caller, history_length: int | None) ->
     pk = parse_task_id(task_id)
     if pk is None:
         raise _not_found(task_id)
+    if history_length is None or history_length <= WRITTEN_HISTORY_LENGTHS:
+        sql, params = _task_with_rows_sql(history_length), [pk, caller.scope]
+    else:
+        sql, params = _task_with_rows_sql(-1), [history_length, pk, caller.scope]
     # Bound on the server, so that PostgreSQL can keep the query prepared (a2a_app.db).
     with statement_cursor(connection) as cursor:
-        cursor.execute(_task_with_rows_sql(), [history_length, pk, caller.scope])
+        cursor.execute(sql, params)
         found = cursor.fetchone()
     if found is None:
         raise _not_found(task_id)
@@ -190,17 +194,31 @@ def _task_columns() -> tuple[list[str], list[Any]]:
     return [f.attname for f in fields], [getattr(f, "from_db_value", None) for f in fields]
 
 
+#: GetTask's historyLength up to this is written into its statement (one prepared
+#: statement per length asked for); a longer one is bound (see ``_task_with_rows_sql``).
+WRITTEN_HISTORY_LENGTHS = 100
+
+
 @cache
-def _task_with_rows_sql() -> str:
+def _task_with_rows_sql(history_length: int | None) -> str:
+    """GetTask's statement: the task, its newest ``history_length`` messages (None: all;
+    -1: as many as a parameter says, before the task's id and owner) and its artifacts.
+
+    The length is written into the statement, not bound: with ``LIMIT $1`` PostgreSQL
+    rejects the generic plan of the prepared statement (it cannot tell how many messages
+    a limit it does not know reads) and plans every execution anew, which cost three
+    times what running it does (0.45 against 0.14 ms of its CPU per GetTask).
+    """
     quote = connection.ops.quote_name
     task, message, artifact = (quote(m._meta.db_table) for m in (Task, TaskMessage, TaskArtifact))
     columns = ", ".join(f"t.{quote(f.column)}" for f in Task._meta.concrete_fields)
-    # LIMIT NULL is no limit (historyLength absent); the newest N, then oldest first.
+    limit = "ALL" if history_length is None else "%s" if history_length < 0 else int(history_length)
+    # The newest N, then oldest first.
     return (
         f"SELECT {columns}, "
         f"(SELECT coalesce(json_agg(h.body ORDER BY h.position), '[]')::text FROM "
         f"(SELECT m.body, m.position FROM {message} m WHERE m.task_id = t.id "
-        f"ORDER BY m.position DESC LIMIT %s) h) AS history_json, "
+        f"ORDER BY m.position DESC LIMIT {limit}) h) AS history_json, "
         f"(SELECT coalesce(json_agg(a.body ORDER BY a.position), '[]')::text "
         f"FROM {artifact} a WHERE a.task_id = t.id) AS artifacts_json "
         f"FROM {task} t WHERE t.id = %s AND t.owner = %s"
