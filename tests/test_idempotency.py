@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from a2a_app.caller import Caller
-from a2a_app.core import sending, streams
+from a2a_app.core import retries, sending, streams
 from a2a_app.models import Task, TaskMessage
 from a2a_app.protocol.params import SendMessageRequest
 from tests.conftest import user_message
@@ -239,3 +239,34 @@ def test_anonymous_message_ids_are_not_deduplicated(rpc, install):
     assert first["id"] != second["id"] != other["result"]["task"]["id"]
     assert calls == ["book a table", "book a table", "menu"]
     assert Task.objects.filter(first_message_id="").count() == 3
+
+
+# --- the lookup every signed-in send makes ---------------------------------------------------
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements of PostgreSQL")
+def test_the_lookup_keeps_to_the_partial_index_on_a_generic_plan(retrier):
+    """Prepared, the statement runs on a generic plan, which knows nothing of the
+    messageId: only the ``<> ''`` in it lets that plan use the partial unique index
+    rather than walk all of the caller's tasks."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        cursor.execute(
+            "PREPARE lookup(text, text) AS "
+            + retries._first_message_sql().replace("%s", "$1", 1).replace("%s", "$2", 1)
+        )
+        cursor.execute("EXPLAIN EXECUTE lookup('user:1', 'm-1')")
+        plan = "\n".join(line for (line,) in cursor.fetchall())
+        cursor.execute("DEALLOCATE lookup")
+    assert "a2a_task_owner_message" in plan, plan
+
+
+def test_a_first_task_gone_by_the_time_it_is_read_leaves_a_new_message(
+    signed_rpc, install, monkeypatch
+):
+    install(lambda ctx: ctx.complete("done"))
+    # The lookup found a task that retention deleted before it was read.
+    monkeypatch.setattr(retries, "_first_message_task_id", lambda scope, mid: uuid.uuid4())
+    answer = signed_rpc("SendMessage", {"message": user_message("hello")})["result"]["task"]
+    assert answer["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert Task.objects.filter(pk=answer["id"]).exists()

@@ -17,15 +17,17 @@ messages. An agent that needs idempotent retries calls with an API key.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any, TypeVar
 
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 
 from a2a_app.caller import Caller
 from a2a_app.conf import a2a_settings
 from a2a_app.core import runner, store
+from a2a_app.db import statement_cursor
 from a2a_app.models import Task, TaskMessage
-from a2a_app.protocol.errors import InvalidParamsError
+from a2a_app.protocol.errors import InvalidParamsError, TaskNotFoundError
 from a2a_app.protocol.params import SendMessageRequest
 from a2a_app.protocol.types import Message
 
@@ -75,10 +77,41 @@ def find(request: SendMessageRequest, caller: Caller) -> Task | None:
     message = request.message
     if message.task_id or not message.message_id or not deduplicates(caller):
         return None
-    task = store.scoped_tasks(caller).filter(first_message_id=message.message_id).first()
-    if task is not None:
-        is_retry_in(task, message)
+    task_id = _first_message_task_id(caller.scope, message.message_id)
+    if task_id is None:
+        return None
+    try:
+        task = store.get_task(str(task_id), caller)
+    except TaskNotFoundError:  # deleted a moment ago (retention): a new message after all
+        return None
+    is_retry_in(task, message)
     return task
+
+
+def _first_message_task_id(scope: str, message_id: str) -> Any:
+    """The id of the caller's task that ``message_id`` began, or None.
+
+    Every signed-in send asks, and nearly always finds nothing: one statement written
+    once (the ORM compiled a query of the whole task on each send, ~1 ms of CPU), bound
+    on the server so that PostgreSQL keeps it prepared. The ``<> ''`` lets its generic
+    plan use the partial unique index, which leaves out tasks without a first messageId.
+    """
+    with statement_cursor(connection) as cursor:
+        cursor.execute(_first_message_sql(), [scope, message_id])
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+@cache
+def _first_message_sql() -> str:
+    quote = connection.ops.quote_name
+    owner, first = (
+        quote(Task._meta.get_field(name).column) for name in ("owner", "first_message_id")
+    )
+    return (
+        f"SELECT {quote(Task._meta.pk.column)} FROM {quote(Task._meta.db_table)} "
+        f"WHERE {owner} = %s AND {first} = %s AND {first} <> ''"
+    )
 
 
 def is_retry_in(task: Task, message: Message) -> bool:

@@ -45,10 +45,20 @@ def scoped_tasks(caller: Caller) -> QuerySet[Task]:
 
 
 def get_task(task_id: str, caller: Caller, *, for_update: bool = False) -> Task:
-    """The caller's task, or TaskNotFoundError (also for malformed and foreign ids)."""
+    """The caller's task, or TaskNotFoundError (also for malformed and foreign ids).
+
+    Every follow-up message and CancelTask reads its task here (locked). On PostgreSQL
+    the query is written once and kept prepared: the ORM compiled it each time (~0.5 ms
+    of CPU, more than the database spent on it).
+    """
     pk = parse_task_id(task_id)
     task = None
-    if pk is not None:
+    if pk is not None and connection.vendor == "postgresql":
+        with statement_cursor(connection) as cursor:
+            cursor.execute(_task_sql(for_update), [pk, caller.scope])
+            row = cursor.fetchone()
+        task = None if row is None else _task_from_row(row)
+    elif pk is not None:
         queryset = scoped_tasks(caller)
         if for_update:
             queryset = queryset.select_for_update()
@@ -56,6 +66,30 @@ def get_task(task_id: str, caller: Caller, *, for_update: bool = False) -> Task:
     if task is None:
         raise _not_found(task_id)
     return task
+
+
+@cache
+def _task_sql(for_update: bool) -> str:
+    quote = connection.ops.quote_name
+    columns = ", ".join(f"t.{quote(f.column)}" for f in Task._meta.concrete_fields)
+    return (
+        f"SELECT {columns} FROM {quote(Task._meta.db_table)} t WHERE t.id = %s AND t.owner = %s"
+        + (" FOR UPDATE" if for_update else "")
+    )
+
+
+def _task_from_row(values: Any) -> Task:
+    """A task from its columns as PostgreSQL returned them (``Task._meta.concrete_fields``
+    in order), converted as the ORM converts them."""
+    attnames, converters = _task_columns()
+    return Task.from_db(
+        connection.alias,
+        attnames,
+        [
+            value if convert is None else convert(value, None, connection)
+            for convert, value in zip(converters, values, strict=True)
+        ],
+    )
 
 
 def _not_found(task_id: str) -> TaskNotFoundError:
@@ -175,15 +209,7 @@ def read_task_by_id(task_id: str, caller: Caller, history_length: int | None) ->
     if found is None:
         raise _not_found(task_id)
     *values, history_json, artifacts_json = found
-    attnames, converters = _task_columns()
-    task = Task.from_db(
-        connection.alias,
-        attnames,
-        [
-            value if convert is None else convert(value, None, connection)
-            for convert, value in zip(converters, values, strict=True)
-        ],
-    )
+    task = _task_from_row(values)
     return task_to_wire(task, json.loads(history_json), json.loads(artifacts_json))
 
 
