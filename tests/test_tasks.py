@@ -21,7 +21,7 @@ from a2a_app.models import Skill, Task, TaskArtifact, TaskMessage
 from a2a_app.protocol.wire import format_timestamp
 from a2a_app.skills.registry import SkillSpec, registered
 from tests.conftest import user_message
-from tests.support import error_info, error_of, new_task, send, violated_fields
+from tests.support import error_info, error_of, new_task, prepared_plans, send, violated_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -897,13 +897,7 @@ class TestQueryCounts:
         for _ in range(20):
             got = rpc("GetTask", {"id": task["id"], "historyLength": 2})["result"]
             assert len(got["history"]) == 2
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
-                "WHERE statement LIKE %s",
-                ["%ORDER BY m.position DESC LIMIT 2)%"],
-            )
-            [(generic, custom)] = cursor.fetchall()
+        generic, custom = prepared_plans("%ORDER BY m.position DESC LIMIT 2)%")
         assert generic >= 10 and custom <= 5, (generic, custom)
 
     def test_send_message_costs_the_same_in_a_busy_context(self, rpc, django_assert_num_queries):
