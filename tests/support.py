@@ -200,3 +200,14 @@ def prepared_plans(statement_like: str) -> tuple[int, int]:
         )
         [(generic, custom)] = cursor.fetchall()
     return generic, custom
+
+
+def backend_pids(application_name: str) -> list[int]:
+    """PostgreSQL backend pids of the test database's connections named ``application_name``."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND application_name = %s",
+            [application_name],
+        )
+        return sorted(pid for (pid,) in cursor.fetchall())

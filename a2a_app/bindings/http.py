@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import RequestDataTooBig
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from a2a_app import tracing
@@ -22,6 +23,7 @@ from a2a_app.bindings.auth import authenticate, challenge
 from a2a_app.bindings.headers import header
 from a2a_app.conf import a2a_settings
 from a2a_app.core import limits
+from a2a_app.db import ensure_live_connection
 from a2a_app.protocol import encoding
 from a2a_app.protocol.errors import (
     A2AError,
@@ -246,9 +248,11 @@ def invoke(
     about the operation, not even whether its params would do (the spec's 401 before
     dispatch). The caller's rate limit of the operation is checked before the operation
     runs, and a stream takes one of the caller's stream slots (``StreamStart.close``
-    gives it back).
+    gives it back). A database connection the server hung up on (a restart) is traded
+    for a live one first, rather than failing the operation (``ensure_live_connection``).
     """
     request._a2a_method = method  # the operation, for observers (bindings.observe)
+    ensure_live_connection(connections[DEFAULT_DB_ALIAS])
     caller = replace(
         authenticate(request),
         address=client_address(request),

@@ -19,6 +19,7 @@ from django.db import connection
 from a2a_app.core.notify_pg import APPLICATION_NAME
 from a2a_app.models import TaskEvent
 from tests.integration.test_streaming_live import kinds, message, send, stream
+from tests.support import backend_pids
 
 pytestmark = [
     pytest.mark.integration,
@@ -36,13 +37,7 @@ NOTIFY_ONLY = {
 
 def listeners() -> list[int]:
     """Backend pids of the notifiers' listening connections on the test database."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-            "AND application_name = %s",
-            [APPLICATION_NAME],
-        )
-        return sorted(pid for (pid,) in cursor.fetchall())
+    return backend_pids(APPLICATION_NAME)
 
 
 def wait_until(condition: Any, timeout: float = 20) -> Any:
