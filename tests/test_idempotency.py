@@ -20,7 +20,7 @@ from a2a_app.core import retries, sending, streams
 from a2a_app.models import Task, TaskMessage
 from a2a_app.protocol.params import SendMessageRequest
 from tests.conftest import user_message
-from tests.support import Later, error_of, violated_fields
+from tests.support import Later, error_of, prepared_plans, violated_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -270,3 +270,29 @@ def test_a_first_task_gone_by_the_time_it_is_read_leaves_a_new_message(
     answer = signed_rpc("SendMessage", {"message": user_message("hello")})["result"]["task"]
     assert answer["status"]["state"] == "TASK_STATE_COMPLETED"
     assert Task.objects.filter(pk=answer["id"]).exists()
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's"
+)
+def test_a_follow_up_reads_with_statements_kept_prepared(signed_rpc, install):
+    # The retry check, the history the handler gets and the artifacts a follow-up reads
+    # were ORM queries compiled on every follow-up; written once, each is one statement
+    # that PostgreSQL keeps prepared on the connection.
+    calls, handler = counting(lambda ctx: ctx.ask("And then?"))
+    install(handler)
+    task = signed_rpc("SendMessage", {"message": user_message("start")})["result"]["task"]
+    for turn in range(12):
+        follow_up = user_message(f"turn {turn}", taskId=task["id"])
+        answer = signed_rpc("SendMessage", {"message": follow_up})["result"]["task"]
+        assert answer["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert len(calls) == 13
+    for statement in (
+        '%"message_id" = $2 ORDER BY "position" LIMIT 1',
+        '%FROM "a2a_app_taskmessage" WHERE "task_id" = $1 ORDER BY "position" DESC LIMIT $2)%',
+        'SELECT "body" FROM "a2a_app_taskartifact" WHERE "task_id" = $1 ORDER BY "position"',
+    ):
+        # psycopg prepares a statement on its sixth run on the connection (the settings'
+        # prepare_threshold of 5): the last seven follow-ups ran it prepared.
+        generic, custom = prepared_plans(statement)
+        assert generic + custom >= 7, (statement, generic, custom)

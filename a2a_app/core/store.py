@@ -109,20 +109,14 @@ def load_history(tasks: Iterable[Task], history_length: int | None) -> dict[str,
     task_ids = [t.pk for t in tasks]
     if not task_ids or history_length == 0:
         return {}
+    if len(task_ids) == 1:
+        return _bodies_of(TaskMessage, task_ids[0], history_length)
     queryset = TaskMessage.objects.filter(task_id__in=task_ids)
     if history_length is not None:
-        if len(task_ids) == 1:
-            rows = list(
-                queryset.order_by("-position").values_list("task_id", "body")[:history_length]
-            )
-            rows.reverse()
-        else:
-            ranked = queryset.annotate(
-                recent=Window(
-                    RowNumber(), partition_by=[F("task_id")], order_by=F("position").desc()
-                )
-            ).filter(recent__lte=history_length)
-            rows = list(ranked.order_by("task_id", "position").values_list("task_id", "body"))
+        ranked = queryset.annotate(
+            recent=Window(RowNumber(), partition_by=[F("task_id")], order_by=F("position").desc())
+        ).filter(recent__lte=history_length)
+        rows = list(ranked.order_by("task_id", "position").values_list("task_id", "body"))
     else:
         rows = list(queryset.order_by("task_id", "position").values_list("task_id", "body"))
     history: dict[str, list[JSON]] = defaultdict(list)
@@ -136,6 +130,8 @@ def load_artifacts(tasks: Iterable[Task]) -> dict[str, list[JSON]]:
     task_ids = [t.pk for t in tasks]
     if not task_ids:
         return {}
+    if len(task_ids) == 1:
+        return _bodies_of(TaskArtifact, task_ids[0], None)
     rows = (
         TaskArtifact.objects.filter(task_id__in=task_ids)
         .order_by("task_id", "position")
@@ -145,6 +141,42 @@ def load_artifacts(tasks: Iterable[Task]) -> dict[str, list[JSON]]:
     for task_id, body in rows:
         artifacts[str(task_id)].append(body)
     return artifacts
+
+
+def _bodies_of(
+    model: type[TaskMessage] | type[TaskArtifact], task_pk: Any, newest: int | None
+) -> dict[str, list[JSON]]:
+    """One task's message or artifact bodies, oldest first, only the ``newest`` latest
+    (None: all), keyed as :func:`load_history` keys them.
+
+    Every follow-up message reads its task's history and artifacts: one statement each,
+    written once and bound on the server, where the ORM compiled its query on each call.
+    """
+    column = Task._meta.pk.get_db_prep_value(task_pk, connection)  # SQLite: hex text
+    params = [column] if newest is None else [column, newest]
+    with statement_cursor(connection) as cursor:
+        cursor.execute(_bodies_sql(model, newest is not None), params)
+        rows = cursor.fetchall()
+    body = model._meta.get_field("body")
+    bodies: dict[str, list[JSON]] = defaultdict(list)
+    if rows:
+        bodies[str(task_pk)] = [body.from_db_value(value, None, connection) for (value,) in rows]
+    return bodies
+
+
+@cache
+def _bodies_sql(model: type[TaskMessage] | type[TaskArtifact], newest_only: bool) -> str:
+    quote = connection.ops.quote_name
+    table = quote(model._meta.db_table)
+    task, body, position = (
+        quote(model._meta.get_field(name).column) for name in ("task", "body", "position")
+    )
+    if not newest_only:
+        return f"SELECT {body} FROM {table} WHERE {task} = %s ORDER BY {position}"
+    return (
+        f"SELECT r.{body} FROM (SELECT {body}, {position} FROM {table} WHERE {task} = %s "
+        f"ORDER BY {position} DESC LIMIT %s) r ORDER BY r.{position}"
+    )
 
 
 def next_position(task: Task, model: type[TaskMessage] | type[TaskArtifact]) -> int:
