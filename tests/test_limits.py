@@ -472,6 +472,9 @@ def test_a_body_declared_too_large_is_not_read_at_all():
     assert asked == 0
 
 
+# The database: a REST operation reads its body after the caller is identified, and every
+# operation first makes sure of its database connection (a2a_app.db.ensure_live_connection).
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     ("path", "status"),
     [("/a2a/jsonrpc", 413), ("/a2a/rest/message:send", 413), ("/a2a/rest/nowhere", 404)],
