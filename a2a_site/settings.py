@@ -96,14 +96,20 @@ if _db["ENGINE"] == "django.db.backends.sqlite3":
     _db["TEST"] = {"NAME": str(Path(tempfile.gettempdir()) / f"a2a-test-{os.getpid()}.sqlite3")}
 elif _db["ENGINE"] in ("django.db.backends.postgresql", "django.db.backends.postgresql_psycopg2"):
     _db["ENGINE"] = "django.db.backends.postgresql"
+    _db.setdefault("OPTIONS", {})
     # Under ASGI every request runs in a new thread; without a pool each one would open
-    # its own connection. The pool needs psycopg 3 and CONN_MAX_AGE = 0.
-    _db["CONN_MAX_AGE"] = 0
-    _db.setdefault("OPTIONS", {})["pool"] = {
-        "min_size": env.int("DB_POOL_MIN", default=2),
-        "max_size": env.int("DB_POOL_MAX", default=20),
-        "timeout": 10,
-    }
+    # its own connection. The pool needs psycopg 3 and CONN_MAX_AGE = 0. A WSGI server
+    # whose workers are processes or long-lived threads (gunicorn sync or gthread, uWSGI)
+    # may keep one connection per worker instead, DB_CONN_MAX_AGE seconds (never under
+    # ASGI): a request then neither takes a connection from the pool nor hands it back,
+    # ~0.08 ms of a ~1.4 ms SendMessage (docs/operations.md).
+    _db["CONN_MAX_AGE"] = env.int("DB_CONN_MAX_AGE", default=0)
+    if not _db["CONN_MAX_AGE"]:
+        _db["OPTIONS"]["pool"] = {
+            "min_size": env.int("DB_POOL_MIN", default=2),
+            "max_size": env.int("DB_POOL_MAX", default=20),
+            "timeout": 10,
+        }
     # Prepared statements for the statements a2a_app binds on the server (its task
     # writes and GetTask reads, see a2a_app/core/rows.py): PostgreSQL plans them once per
     # connection, not on every request. Django turns them off by default for the sake of

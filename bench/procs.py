@@ -34,6 +34,8 @@ class Deployment:
     label: str
     asgi: bool
     app: str = "bench"  # "bench" (the Django site) or "sdk" (the a2a-sdk comparison)
+    #: Settings of this deployment's own (the environment the site's settings read).
+    env: dict[str, str] = field(default_factory=dict)
 
     def argv(self, port: int) -> list[str]:
         if self.name == "uvicorn" or self.app == "sdk":
@@ -75,7 +77,15 @@ class Deployment:
 
 DEPLOYMENTS = {
     "uvicorn": Deployment("uvicorn", "uvicorn (ASGI), 1 process", asgi=True),
-    "gunicorn-sync": Deployment("gunicorn-sync", "gunicorn sync (WSGI), 1 worker", asgi=False),
+    # One request at a time per process: the worker keeps its database connection
+    # (CONN_MAX_AGE), as Django advises for such servers, rather than taking one from
+    # the pool and handing it back on every request (docs/operations.md).
+    "gunicorn-sync": Deployment(
+        "gunicorn-sync",
+        "gunicorn sync (WSGI), 1 worker, persistent database connection",
+        asgi=False,
+        env={"DB_CONN_MAX_AGE": "600"},
+    ),
     "gunicorn-gthread": Deployment(
         "gunicorn-gthread", "gunicorn gthread (WSGI), 1 worker × 4 threads", asgi=False
     ),
@@ -150,7 +160,7 @@ def start_server(deployment: Deployment, env: dict[str, str], logdir: Path, tag:
     base = f"http://127.0.0.1:{port}"
     if deployment.app == "sdk":
         env = {**env, "BENCH_SDK_URL": base}
-    proc = spawn(deployment.argv(port), env, logdir / f"{tag}.log")
+    proc = spawn(deployment.argv(port), {**env, **deployment.env}, logdir / f"{tag}.log")
     server = Server(proc.process, proc.log, base=base, deployment=deployment)
     probe = "/.well-known/agent-card.json" if deployment.app == "sdk" else "/bench/json"
     deadline = time.monotonic() + 60

@@ -308,7 +308,8 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
     mach, vers = env["machine"], env["versions"]
     db_label = (
         f"PostgreSQL {vers.get('PostgreSQL', '')} at {urlsplit(db_url).hostname} "
-        f"(database `{urlsplit(db_url).path.lstrip('/')}`), psycopg pool"
+        f"(database `{urlsplit(db_url).path.lstrip('/')}`), psycopg pool (gunicorn sync: "
+        "one persistent connection, `DB_CONN_MAX_AGE`)"
         if is_postgres(db_url)
         else f"SQLite {vers.get('SQLite', '')} (WAL) at `{SQLITE_PATH}`"
     )

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import select
 import time
+from typing import Any
 
 import psycopg
 import pytest
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, connection, connections, transaction
 from django.utils import timezone
 
 from a2a_app.core.notify_pg import connection_params
@@ -27,17 +28,17 @@ pytestmark = [
 ]
 
 
-def backend_pid() -> int:
-    with connection.cursor() as cursor:
+def backend_pid(wrapper: Any = connection) -> int:
+    with wrapper.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         return cursor.fetchone()[0]
 
 
-def terminate(pid: int) -> None:
+def terminate(pid: int, wrapper: Any = connection) -> None:
     """End backend ``pid`` from another connection, and wait until its goodbye arrived."""
     with psycopg.connect(**connection_params(), autocommit=True) as other:
         other.execute("SELECT pg_terminate_backend(%s)", [pid])
-    socket = connection.connection.pgconn.socket
+    socket = wrapper.connection.pgconn.socket
     readable, _, _ = select.select([socket], [], [], 5)
     assert readable, "the server did not close the connection"
 
@@ -55,6 +56,25 @@ def test_a_connection_the_server_closed_is_replaced() -> None:
     terminate(before)
     ensure_live_connection(connection)
     assert backend_pid() != before
+
+
+def test_a_kept_connection_the_server_closed_is_replaced() -> None:
+    """``CONN_MAX_AGE`` instead of the pool (a WSGI site with sync workers may keep one
+    connection per worker): the same, on a connection Django keeps between requests."""
+    options = {k: v for k, v in connection.settings_dict["OPTIONS"].items() if k != "pool"}
+    default = connections["default"]
+    kept = type(default)({**default.settings_dict, "CONN_MAX_AGE": 600, "OPTIONS": options})
+    try:
+        before = backend_pid(kept)
+        assert kept.pool is None
+        terminate(before, kept)
+        ensure_live_connection(kept)
+        after = backend_pid(kept)
+        assert after != before
+        ensure_live_connection(kept)
+        assert backend_pid(kept) == after
+    finally:
+        kept.close()
 
 
 def test_a_live_connection_is_kept() -> None:

@@ -76,3 +76,18 @@ def test_check_deploy_without_encryption_keys_recommends_them() -> None:
     result = manage("check", "--deploy", **environment)
     assert "a2a_app.W073" in result.stderr
     assert "ENCRYPTION_KEYS" in result.stderr
+
+
+def test_a_wsgi_site_may_keep_one_connection_per_worker_instead_of_the_pool() -> None:
+    """PostgreSQL: the pool by default (ASGI needs it); ``DB_CONN_MAX_AGE`` keeps one
+    connection per worker instead (docs/operations.md). Settings only: nothing connects."""
+    code = (
+        "from django.conf import settings as s; d = s.DATABASES['default']; "
+        "print(d['CONN_MAX_AGE'], sorted(d['OPTIONS'].get('pool', {})), "
+        "d['OPTIONS']['prepare_threshold'])"
+    )
+    postgres = {**PRODUCTION, "DATABASE_URL": "postgres://a2a@db.example.com:5432/a2a"}
+    pooled = manage("shell", "--no-imports", "-c", code, **postgres)
+    assert pooled.stdout.split() == ["0", "['max_size',", "'min_size',", "'timeout']", "5"]
+    kept = manage("shell", "--no-imports", "-c", code, **postgres, DB_CONN_MAX_AGE="600")
+    assert kept.stdout.split() == ["600", "[]", "5"], kept.stderr
