@@ -241,11 +241,29 @@ def _has_body_limit(scope: dict[str, Any]) -> bool:
     return bool(getattr(match.func, BODY_LIMIT, False))
 
 
+def warn_of_kept_connections(databases: dict[str, dict[str, Any]]) -> None:
+    """Persistent connections (``CONN_MAX_AGE``) are for WSGI workers: under ASGI every
+    request thread, up to ``MAX_IDLE_THREADS`` and a burst's more, would keep one of its
+    own, and a burst's threads end with theirs still open. Django's connection pool is
+    the ASGI way (docs/operations.md); a site that copied a WSGI setting is told so."""
+    for alias, database in databases.items():
+        max_age = database.get("CONN_MAX_AGE", 0)
+        if max_age and database.get("ENGINE", "").endswith(("postgresql", "mysql", "oracle")):
+            logging.getLogger(__name__).warning(
+                "DATABASES[%r] keeps connections (CONN_MAX_AGE=%s) under ASGI: each "
+                "request thread would hold one of its own. Use CONN_MAX_AGE = 0 and the "
+                "connection pool (OPTIONS['pool']) instead.",
+                alias,
+                max_age,
+            )
+
+
 def get_asgi_application() -> ASGIHandler | ASGIStaticFilesHandler:
     """Like ``django.core.asgi.get_asgi_application``, returning :class:`ASGIHandler`;
     with ``DEBUG`` on and ``django.contrib.staticfiles`` installed, wrapped in Django's
     handler that serves ``STATIC_URL`` (as ``runserver`` does)."""
     django.setup(set_prefix=False)
+    warn_of_kept_connections(settings.DATABASES)
     handler = ASGIHandler()
     if settings.DEBUG and apps.is_installed("django.contrib.staticfiles"):
         return ASGIStaticFilesHandler(handler)

@@ -18,7 +18,12 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.test import override_settings
 from django.urls import path
 
-from a2a_app.asgi import ASGIHandler, ExecutorPool, get_asgi_application
+from a2a_app.asgi import (
+    ASGIHandler,
+    ExecutorPool,
+    get_asgi_application,
+    warn_of_kept_connections,
+)
 
 # --- views of this module's URLconf -------------------------------------------------------
 
@@ -363,3 +368,23 @@ def test_it_speaks_the_lifespan_protocol(app):
 
     asyncio.run(asyncio.wait_for(app({"type": "lifespan"}, receive, send), 5))
     assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
+
+
+def test_persistent_connections_under_asgi_are_warned_of(caplog, settings):
+    """CONN_MAX_AGE is a WSGI worker's setting (the demo's DB_CONN_MAX_AGE): under ASGI
+    each request thread would keep a connection of its own."""
+    settings.DEBUG = False
+    with caplog.at_level("WARNING", logger="a2a_app.asgi"):
+        get_asgi_application()  # the test project pools its PostgreSQL connections
+        assert caplog.records == []
+        kept = {"ENGINE": "django.db.backends.postgresql", "CONN_MAX_AGE": 600}
+        warn_of_kept_connections(
+            {
+                "default": {"ENGINE": "django.db.backends.postgresql", "CONN_MAX_AGE": 0},
+                "files": {"ENGINE": "django.db.backends.sqlite3", "CONN_MAX_AGE": 600},
+                "reports": kept,
+            }
+        )
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+    assert "DATABASES['reports']" in caplog.text
+    assert "CONN_MAX_AGE=600" in caplog.text
