@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import select
 import time
+import uuid
 from typing import Any
 
 import psycopg
@@ -118,3 +119,16 @@ def test_an_operation_after_the_server_hung_up_answers(client) -> None:
     assert answer.get("error") is None
     assert answer["result"]["status"]["state"] == "TASK_STATE_COMPLETED"
     assert time.monotonic() - started < 5
+
+
+def test_worker_jobs_after_the_server_hung_up_run() -> None:
+    """A Celery worker's connections wait between jobs as a web process's do between
+    requests; each job trades a dead one first (a2a_app.jobs)."""
+    from a2a_app import jobs
+
+    before = backend_pid()
+    terminate(before)
+    assert set(jobs.sweep()) >= {"resubmitted"}
+    assert backend_pid() != before
+    terminate(backend_pid())
+    assert jobs.run_task(str(uuid.uuid4())) == "skipped"  # no such task: read, not failed
