@@ -4,7 +4,7 @@ The service layer never calls these directly: :mod:`a2a_app.core.dispatch` sends
 name. ``AppConfig.ready`` imports this module, so a worker of the site's Celery app finds
 them. Each first trades a database connection the server closed (PostgreSQL restarted
 while the worker's connections sat idle) for a live one, as operations do
-(:func:`a2a_app.db.ensure_live_connection`), rather than failing on it.
+(:func:`a2a_app.core.dispatch.before_job`), rather than failing on it.
 
 Schedule the sweep in the Celery beat configuration, e.g. every 15 seconds::
 
@@ -16,11 +16,9 @@ Schedule the sweep in the Celery beat configuration, e.g. every 15 seconds::
 from __future__ import annotations
 
 from celery import current_task, shared_task
-from django.db import connection
 
 from a2a_app import tracing
 from a2a_app.core import dispatch, retention, runner
-from a2a_app.db import ensure_live_connection
 from a2a_app.push import delivery
 from a2a_app.signals import sweep_finished
 
@@ -28,7 +26,7 @@ from a2a_app.signals import sweep_finished
 @shared_task(name=dispatch.RUN_TASK, acks_late=True, reject_on_worker_lost=True)
 @tracing.job("a2a.run_task", lambda task_id: {"a2a.task.id": task_id}, current_task)
 def run_task(task_id: str) -> str:
-    ensure_live_connection(connection)
+    dispatch.before_job()
     return runner.execute(task_id)
 
 
@@ -37,7 +35,7 @@ def run_task(task_id: str) -> str:
 def deliver_webhooks(config_ids: list[int] | int) -> str:
     """Deliver these configs' events and those of other configs due (one run, many
     configs). An int: a message queued by an older version, one config."""
-    ensure_live_connection(connection)
+    dispatch.before_job()
     return delivery.deliver_due([config_ids] if isinstance(config_ids, int) else config_ids)
 
 
@@ -45,7 +43,7 @@ def deliver_webhooks(config_ids: list[int] | int) -> str:
 def sweep() -> dict[str, int]:
     """Re-enqueue stalled tasks, recover those of dead workers, retry due webhooks, then
     delete the tasks the retention policy lets go (for a bounded time)."""
-    ensure_live_connection(connection)
+    dispatch.before_job()
     counts = {**runner.sweep(), **delivery.sweep(), **retention.sweep()}
     sweep_finished.send(sender=None, counts=counts)
     return counts

@@ -25,12 +25,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, Protocol
 
 from django.core.signals import setting_changed
-from django.db import transaction
+from django.db import connection, transaction
 
 from a2a_app import tracing
 from a2a_app.conf import a2a_settings
 from a2a_app.core import notify
 from a2a_app.core.breaker import Breaker
+from a2a_app.db import ensure_live_connection
 
 logger = logging.getLogger("a2a_app.calls")
 
@@ -42,6 +43,14 @@ SWEEP = "a2a_app.tasks.sweep"
 #: Webhook configs one worker run claims at most (``delivery.deliver_due``), so also the
 #: most one ``DELIVER_WEBHOOKS`` message names.
 CONFIGS_PER_RUN = 50
+
+
+def before_job() -> None:
+    """What each job of :mod:`a2a_app.jobs` does first: trade a database connection the
+    server closed for a live one (:func:`a2a_app.db.ensure_live_connection`). A worker's
+    connections wait between jobs as a web process's wait between requests; after a
+    PostgreSQL restart each would fail the next job that used it."""
+    ensure_live_connection(connection)
 
 
 class Dispatcher(Protocol):
