@@ -91,6 +91,11 @@ def said(task: dict[str, Any]) -> str:
     return " ".join(p["text"] for p in task["artifacts"][-1]["parts"] if "text" in p)
 
 
+def reported(task: dict[str, Any]) -> dict[str, Any] | None:
+    """The task once its status carries a message (what its skill said), else None."""
+    return task if task["status"].get("message") else None
+
+
 def wait_until(check: Any, timeout: float = 30) -> Any:
     deadline = time.monotonic() + timeout
     while not (result := check()):
@@ -161,7 +166,9 @@ def test_a_catering_request_approved_in_the_admin_reaches_the_guests_webhook(
     # The worker runs the skill: the request is stored, the task waits for the manager.
     request = wait_until(lambda: CateringRequest.objects.filter(task_id=task["id"]).first())
     assert (request.guests, request.date, request.name) == (40, day, "Eva Braun")
-    waiting = rpc(site, "GetTask", {"id": task["id"]})["result"]
+    # The skill's own write (the request) commits before the runner writes what the
+    # skill said (the task's status message): a look between the two sees no message.
+    waiting = wait_until(lambda: reported(rpc(site, "GetTask", {"id": task["id"]})["result"]))
     assert waiting["status"]["state"] == "TASK_STATE_WORKING"
     assert request.reference in said(waiting)
 
