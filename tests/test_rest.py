@@ -22,8 +22,9 @@ from typing import Any
 import pytest
 from django.test import AsyncClient, Client
 from django.urls import path as url_path
-from django.urls import resolve
+from django.urls import resolve, reverse
 
+from a2a_app.bindings import rest
 from a2a_app.core import runner
 from a2a_app.models import Task
 from a2a_app.urls import rest_urlpatterns
@@ -734,6 +735,60 @@ class TestRoutes:
         assert ids(listed) == [task["id"]]
         refused = get(client, f"/tasks/{task['id']}", {"A2A-Version": "0.3"})
         rest_error(refused, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")
+
+    @pytest.mark.usefixtures("conformance_mode")
+    def test_a_site_mounts_the_routes_under_its_own_prefix(self, client, settings):
+        # patterns() and _v1() build the route table when urls.py is imported; built here,
+        # a change to either shows in this test (mutation testing switches changes on
+        # after the import).
+        routes = [
+            ("message:send", "mounted-send", {"POST": rest._v1("SendMessage", rest._body)}),
+            (rf"tasks/{rest.TASK}", None, {"GET": rest._v1("GetTask", rest._task_query)}),
+        ]
+        checked: list[str] = []
+        urlconf = types.ModuleType("mounted_urls")
+        urlconf.urlpatterns = [
+            *rest.patterns("agents/rest/", routes),
+            *rest.patterns(
+                "agents/own/",
+                [(path, None, methods) for path, _, methods in routes],
+                lambda request: checked.append(request.path),
+            ),
+        ]
+        settings.ROOT_URLCONF = urlconf
+        assert reverse("mounted-send", urlconf=urlconf) == "/agents/rest/message:send"
+        body = json.dumps({"message": user_message("mounted")})
+        sent = client.post("/agents/rest/message:send", body, content_type="application/json")
+        task = ok(sent)["task"]
+        assert task["status"]["state"] == COMPLETED
+        read = ok(client.get(f"/agents/rest/tasks/{task['id']}", {"historyLength": 1}))
+        assert read["id"] == task["id"]
+        assert len(read["history"]) == 1
+        # The default version check is v1.0's.
+        refused = client.post(
+            "/agents/rest/message:send",
+            body,
+            content_type="application/json",
+            headers={"A2A-Version": "0.3"},
+        )
+        error = rest_error(refused, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")
+        assert error["message"].startswith("A2A-Version '0.3' is not supported")
+        wrong_method = client.get("/agents/rest/message:send")
+        rest_error(wrong_method, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+        assert wrong_method["Allow"] == "POST"
+        # Each route matches its whole path, under the prefix only.
+        for path in ("/x/agents/rest/message:send", "/agents/rest/message:sendx", "/message:send"):
+            assert client.post(path, body, content_type="application/json").status_code == 404
+        assert Task.objects.count() == 1
+        # A route table may bring its own version check (the v0.3 routes do).
+        own = client.post(
+            "/agents/own/message:send",
+            body,
+            content_type="application/json",
+            headers={"A2A-Version": "0.3"},
+        )
+        assert ok(own)["task"]["status"]["state"] == COMPLETED
+        assert checked == ["/agents/own/message:send"]
 
     @pytest.mark.usefixtures("conformance_mode")
     def test_patch_versions_and_no_header_are_v1(self, client):
