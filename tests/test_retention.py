@@ -162,6 +162,20 @@ class TestInUse:
         )
         assert purge().tasks == 1
 
+    def test_another_tasks_pending_delivery_keeps_only_that_task(self):
+        make_task(ended=DAY, delivery=Delivery.Status.PENDING)
+        old = make_task()
+        assert purge().tasks == 1
+        assert not Task.objects.filter(pk=old.pk).exists()
+
+    def test_another_tasks_webhook_being_posted_leaves_the_count_alone(self):
+        posting = make_task(ended=DAY)
+        PushConfig.objects.filter(task=posting).update(
+            delivering_until=timezone.now() + timedelta(seconds=60)
+        )
+        make_task()
+        assert purge(dry_run=True).tasks == 1
+
     def test_a_task_whose_worker_holds_its_lease_stays(self):
         leased = make_task(lease_expires_at=timezone.now() + timedelta(seconds=15))
         assert purge().tasks == 0
@@ -221,6 +235,30 @@ class TestBatches:
         assert list(Task.objects.values_list("pk", flat=True)) == [recent.pk]
         assert not Task.objects.filter(pk=old.pk).exists()
 
+    def test_the_sweep_deletes_unanswered_tasks_by_their_own_setting(self, settings):
+        asked, ended = make_task(TaskState.INPUT_REQUIRED), make_task()
+        settings.A2A_APP = {**settings.A2A_APP, "RETENTION_INTERRUPTED_DAYS": 30}
+        assert jobs.sweep()["purged_tasks"] == 1
+        assert list(Task.objects.values_list("pk", flat=True)) == [ended.pk]
+        assert not Task.objects.filter(pk=asked.pk).exists()
+
+    def test_the_sweep_keeps_to_its_time(self, settings):
+        make_task()
+        settings.A2A_APP = {
+            **settings.A2A_APP,
+            "RETENTION_DAYS": 30,
+            "RETENTION_SWEEP_SECONDS": 0,
+        }
+        assert jobs.sweep()["purged_tasks"] == 0
+        assert Task.objects.count() == 1
+
+    def test_unanswered_tasks_go_while_ended_ones_are_kept(self):
+        asked, ended = make_task(TaskState.INPUT_REQUIRED), make_task()
+        counts = retention.purge(terminal_after=None, interrupted_after=30 * DAY)
+        assert counts.tasks == 1
+        assert list(Task.objects.values_list("pk", flat=True)) == [ended.pk]
+        assert not Task.objects.filter(pk=asked.pk).exists()
+
     def test_tasks_made_through_the_protocol_go_too(self, rpc, install):
         install(lambda ctx: ctx.complete("done"), key="job")
         task = new_task(
@@ -247,6 +285,12 @@ class TestDryRunAndCommand:
         assert (counts.tasks, counts.messages, counts.events, counts.deliveries) == (2, 4, 4, 4)
         assert Task.objects.count() == 3
         assert purge().as_dict() == {**counts.as_dict(), "batches": 1}
+
+    def test_a_dry_run_counts_both_kinds(self):
+        make_task()
+        make_task(TaskState.AUTH_REQUIRED)
+        assert purge(interrupted_after=30 * DAY, dry_run=True).tasks == 2
+        assert Task.objects.count() == 2
 
     def test_the_command_prints_what_it_deleted(self):
         make_task()
@@ -292,6 +336,47 @@ class TestPolicyShown:
         page = client.get("/admin/a2a_app/task/").content.decode()
         assert "are deleted 30 days after they end" in page
         assert "kept until they end" in page
+
+    @pytest.mark.parametrize(
+        ("terminal", "interrupted", "text"),
+        [
+            (
+                None,
+                None,
+                "Ended tasks (completed, failed, canceled, rejected) are kept forever. "
+                "Tasks waiting for the caller's input are kept until they end.",
+            ),
+            (
+                1,
+                2,
+                "Ended tasks (completed, failed, canceled, rejected) are deleted 1 day after "
+                "they end, with their messages, artifacts, events and webhooks. Tasks waiting "
+                "for the caller's input are deleted when nobody answered for 2 days.",
+            ),
+            (
+                30.0,
+                1,
+                "Ended tasks (completed, failed, canceled, rejected) are deleted 30 days after "
+                "they end, with their messages, artifacts, events and webhooks. Tasks waiting "
+                "for the caller's input are deleted when nobody answered for 1 day.",
+            ),
+            (
+                1.5,
+                None,
+                "Ended tasks (completed, failed, canceled, rejected) are deleted 1.5 days "
+                "after they end, with their messages, artifacts, events and webhooks. Tasks "
+                "waiting for the caller's input are kept until they end.",
+            ),
+        ],
+        ids=["forever", "one-day-two-days", "whole-float", "part-of-a-day"],
+    )
+    def test_the_policy_in_full(self, settings, terminal, interrupted, text):
+        settings.A2A_APP = {
+            **settings.A2A_APP,
+            "RETENTION_DAYS": terminal,
+            "RETENTION_INTERRUPTED_DAYS": interrupted,
+        }
+        assert retention.describe_policy() == text
 
     def test_the_interrupted_limit_is_shown(self, settings):
         settings.A2A_APP = {**settings.A2A_APP, "RETENTION_INTERRUPTED_DAYS": 1}
