@@ -758,19 +758,18 @@ class TestRoutes:
         settings.ROOT_URLCONF = urlconf
         assert reverse("mounted-send", urlconf=urlconf) == "/agents/rest/message:send"
         body = json.dumps({"message": user_message("mounted")})
-        sent = client.post("/agents/rest/message:send", body, content_type="application/json")
-        task = ok(sent)["task"]
+
+        def send_to(path: str, version: str = "1.0") -> Any:
+            headers = {"A2A-Version": version}
+            return client.post(path, body, content_type="application/json", headers=headers)
+
+        task = ok(send_to("/agents/rest/message:send"))["task"]
         assert task["status"]["state"] == COMPLETED
         read = ok(client.get(f"/agents/rest/tasks/{task['id']}", {"historyLength": 1}))
         assert read["id"] == task["id"]
         assert len(read["history"]) == 1
         # The default version check is v1.0's.
-        refused = client.post(
-            "/agents/rest/message:send",
-            body,
-            content_type="application/json",
-            headers={"A2A-Version": "0.3"},
-        )
+        refused = send_to("/agents/rest/message:send", "0.3")
         error = rest_error(refused, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED")
         assert error["message"].startswith("A2A-Version '0.3' is not supported")
         wrong_method = client.get("/agents/rest/message:send")
@@ -778,15 +777,10 @@ class TestRoutes:
         assert wrong_method["Allow"] == "POST"
         # Each route matches its whole path, under the prefix only.
         for path in ("/x/agents/rest/message:send", "/agents/rest/message:sendx", "/message:send"):
-            assert client.post(path, body, content_type="application/json").status_code == 404
+            assert send_to(path).status_code == 404
         assert Task.objects.count() == 1
         # A route table may bring its own version check (the v0.3 routes do).
-        own = client.post(
-            "/agents/own/message:send",
-            body,
-            content_type="application/json",
-            headers={"A2A-Version": "0.3"},
-        )
+        own = send_to("/agents/own/message:send", "0.3")
         assert ok(own)["task"]["status"]["state"] == COMPLETED
         assert checked == ["/agents/own/message:send"]
 

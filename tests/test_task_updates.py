@@ -121,6 +121,12 @@ def save(update: TaskUpdate, capture) -> None:
         update.save()
 
 
+@pytest.fixture
+def task(django_capture_on_commit_callbacks) -> Task:
+    """A task as SendMessage leaves it before its skill runs: SUBMITTED, one message."""
+    return created(django_capture_on_commit_callbacks, user_says("hi"))
+
+
 def created(capture, *messages: Message, state: TaskState = TaskState.SUBMITTED) -> Task:
     task = new_task()
     update = TaskUpdate(task, is_new=True)
@@ -219,10 +225,7 @@ def test_positions_and_sequences_go_on_from_the_counts(
     assert [(p, a) for p, a, _, _ in artifacts_of(task)] == [(0, "a1"), (1, "a2")]
 
 
-def test_a_status_event_carries_the_status_as_stored(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_status_event_carries_the_status_as_stored(change, dispatcher, task):
     said = agent_says("working on it", task)
     with change(task) as update:
         update.set_status(TaskState.WORKING, said)
@@ -237,10 +240,7 @@ def test_a_status_event_carries_the_status_as_stored(
     assert body["statusUpdate"]["status"]["message"] == said.to_wire()
 
 
-def test_a_status_without_a_message_clears_the_last_one(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_status_without_a_message_clears_the_last_one(change, dispatcher, task):
     before = Task.objects.get(pk=task.pk).status_timestamp
     with change(task) as update:
         update.set_status(TaskState.WORKING, agent_says("busy", task))
@@ -300,10 +300,7 @@ def test_one_statement_is_only_a_new_task_without_webhooks(django_capture_on_com
 # --- artifacts -------------------------------------------------------------------------
 
 
-def test_an_artifact_event_says_append_and_last_chunk_only_when_set(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_an_artifact_event_says_append_and_last_chunk_only_when_set(change, dispatcher, task):
     first = artifact("report", "part 1", name="Report")
     with change(task) as update:
         update.add_artifact(first)
@@ -326,10 +323,7 @@ def test_an_artifact_event_says_append_and_last_chunk_only_when_set(
     assert Task.objects.get(pk=task.pk).artifact_count == 2
 
 
-def test_appending_to_a_stored_artifact_changes_its_row(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_appending_to_a_stored_artifact_changes_its_row(change, dispatcher, task):
     with change(task) as update:
         update.add_artifact(artifact("report", "a", name="Report"))
         update.add_artifact(artifact("other", "o"))
@@ -342,10 +336,7 @@ def test_appending_to_a_stored_artifact_changes_its_row(
     assert Task.objects.get(pk=task.pk).artifact_count == 2
 
 
-def test_an_artifact_of_a_known_id_replaces_it_without_append(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_an_artifact_of_a_known_id_replaces_it_without_append(change, dispatcher, task):
     with change(task) as update:
         update.add_artifact(artifact("report", "old", name="Draft"))
     with change(task) as update:
@@ -356,17 +347,13 @@ def test_an_artifact_of_a_known_id_replaces_it_without_append(
     assert Task.objects.get(pk=task.pk).artifact_count == 1
 
 
-def test_an_append_to_an_unknown_artifact_adds_it(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_an_append_to_an_unknown_artifact_adds_it(change, dispatcher, task):
     with change(task) as update:
         update.add_artifact(artifact("late", "l"), append=True)
     assert artifacts_of(task) == [(0, "late", "", artifact("late", "l").to_wire())]
 
 
-def test_given_artifacts_come_back_merged(django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_given_artifacts_come_back_merged(django_capture_on_commit_callbacks, task):
     stored = [artifact("a", "1").to_wire(), artifact("b", "2").to_wire()]
     TaskArtifact.objects.bulk_create(
         TaskArtifact(task=task, position=i, artifact_id=body["artifactId"], body=body)
@@ -385,8 +372,7 @@ def test_given_artifacts_come_back_merged(django_capture_on_commit_callbacks):
     assert [(p, a) for p, a, _, _ in artifacts_of(task)] == [(0, "a"), (1, "b"), (2, "c")]
 
 
-def test_given_artifacts_without_a_change_are_the_list(django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_given_artifacts_without_a_change_are_the_list(django_capture_on_commit_callbacks, task):
     stored = [artifact("a", "1").to_wire()]
     update = TaskUpdate(task, artifacts=stored)
     update.set_status(TaskState.WORKING)
@@ -395,8 +381,7 @@ def test_given_artifacts_without_a_change_are_the_list(django_capture_on_commit_
     assert TaskUpdate(new_task(), is_new=True).artifacts is None  # before save()
 
 
-def test_the_artifact_list_needs_the_artifacts(django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_the_artifact_list_needs_the_artifacts(task):
     with TaskUpdate.locked(str(task.pk)) as update:
         update.set_status(TaskState.WORKING)
     with pytest.raises(AssertionError, match=r"^TaskUpdate was not given the task's artifacts$"):
@@ -406,8 +391,7 @@ def test_the_artifact_list_needs_the_artifacts(django_capture_on_commit_callback
 # --- push configs and deliveries -------------------------------------------------------
 
 
-def test_a_config_of_a_known_id_replaces_it(change, dispatcher, django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_config_of_a_known_id_replaces_it(change, dispatcher, task):
     with change(task) as update:
         update.add_push_config(PushConfig(config_id="hook", url="https://hooks.example/old"))
     [old] = PushConfig.objects.filter(task=task)
@@ -436,10 +420,7 @@ def test_a_config_of_a_known_id_replaces_it(change, dispatcher, django_capture_o
     assert Task.objects.get(pk=task.pk).push_config_count == 2
 
 
-def test_each_event_is_delivered_to_each_webhook(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_each_event_is_delivered_to_each_webhook(change, dispatcher, task):
     with change(task) as update:
         update.add_push_config(PushConfig(config_id="a", url="https://hooks.example/a"))
         update.add_push_config(PushConfig(config_id="b", url="https://hooks.example/b"))
@@ -467,8 +448,7 @@ def test_each_event_is_delivered_to_each_webhook(
     ]
 
 
-def test_no_webhook_no_delivery(change, dispatcher, django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_no_webhook_no_delivery(change, dispatcher, task):
     with change(task) as update:
         update.set_status(TaskState.WORKING)
     assert Delivery.objects.count() == 0
@@ -479,9 +459,8 @@ def test_no_webhook_no_delivery(change, dispatcher, django_capture_on_commit_cal
 
 
 def test_after_commit_signals_and_wake_up(
-    dispatcher, signals_sent, django_capture_on_commit_callbacks
+    dispatcher, signals_sent, django_capture_on_commit_callbacks, task
 ):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
     assert signals_sent == []  # a new task's status did not change
     added = artifact("r", "x")
     with django_capture_on_commit_callbacks() as callbacks:
@@ -502,19 +481,13 @@ def test_after_commit_signals_and_wake_up(
     assert artifact_sent["artifact"] is added
 
 
-def test_an_artifact_alone_sends_no_status_signal(
-    change, dispatcher, signals_sent, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_an_artifact_alone_sends_no_status_signal(change, dispatcher, signals_sent, task):
     with change(task) as update:
         update.add_artifact(artifact("r", "x"))
     assert [kind for kind, _ in signals_sent] == ["artifact"]
 
 
-def test_a_message_alone_wakes_nobody(
-    change, dispatcher, signals_sent, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_message_alone_wakes_nobody(change, dispatcher, signals_sent, task):
     with change(task) as update:
         update.add_message(user_says("more"))
     assert (dispatcher.calls, signals_sent) == ([], [])
@@ -531,10 +504,7 @@ def test_a_new_task_signals_its_status_but_wakes_no_stream(
     assert status["task"].pk == task.pk
 
 
-def test_the_event_write_carries_the_notifiers_wake_up(
-    change, monkeypatch, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_the_event_write_carries_the_notifiers_wake_up(change, monkeypatch, dispatcher, task):
     writes: list[Any] = []
     real_write = rows.write
 
@@ -570,8 +540,7 @@ def test_a_new_write_sends_no_notify(monkeypatch, django_capture_on_commit_callb
 # --- which fields are written ------------------------------------------------------------
 
 
-def test_a_hand_over_saves_the_skill(change, dispatcher, django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_hand_over_saves_the_skill(change, dispatcher, task):
     with change(task) as update:
         update.set_skill("booking")
         assert update.skill_changed
@@ -579,16 +548,14 @@ def test_a_hand_over_saves_the_skill(change, dispatcher, django_capture_on_commi
     assert Task.objects.get(pk=task.pk).skill_id == "booking"
 
 
-def test_only_a_hand_over_writes_the_skill(change, dispatcher, django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_only_a_hand_over_writes_the_skill(change, dispatcher, task):
     with change(task) as update:
         update.task.skill_id = "changed in memory only"
         update.set_status(TaskState.WORKING)
     assert Task.objects.get(pk=task.pk).skill_id == "echo"
 
 
-def test_the_run_bookkeeping_is_written(change, dispatcher, django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_the_run_bookkeeping_is_written(change, dispatcher, task):
     now = timezone.now()
     with change(task) as update:
         update.task.skill_state = {"step": 2}
@@ -608,8 +575,7 @@ def test_the_run_bookkeeping_is_written(change, dispatcher, django_capture_on_co
 # --- the lock ----------------------------------------------------------------------------
 
 
-def test_a_caller_finds_only_its_own_tasks(django_user_model, django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_caller_finds_only_its_own_tasks(django_user_model, task):
     someone = Caller(user=django_user_model.objects.create_user("someone"))
     with pytest.raises(TaskNotFoundError), TaskUpdate.locked(str(task.pk), caller=someone):
         pass
@@ -618,8 +584,7 @@ def test_a_caller_finds_only_its_own_tasks(django_user_model, django_capture_on_
     assert Task.objects.get(pk=task.pk).state == TaskState.WORKING.value
 
 
-def test_a_discarded_update_writes_nothing(change, dispatcher, django_capture_on_commit_callbacks):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_discarded_update_writes_nothing(change, dispatcher, task):
     with change(task) as update:
         update.add_message(user_says("dropped"))
         update.set_status(TaskState.WORKING)
@@ -650,10 +615,7 @@ def test_another_tasks_artifact_of_the_same_id_is_left_alone(
     assert (name, [p["text"] for p in body["parts"]]) == ("Theirs", ["theirs"])
 
 
-def test_a_replacement_without_a_name_clears_it(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_replacement_without_a_name_clears_it(change, dispatcher, task):
     with change(task) as update:
         update.add_artifact(artifact("report", "old", name="Draft"))
     with change(task) as update:
@@ -679,10 +641,7 @@ def test_another_tasks_config_of_the_same_id_is_left_alone(
     assert Task.objects.get(pk=mine.pk).push_config_count == 1
 
 
-def test_a_new_config_before_a_replacement_in_one_update(
-    change, dispatcher, django_capture_on_commit_callbacks
-):
-    task = created(django_capture_on_commit_callbacks, user_says("hi"))
+def test_a_new_config_before_a_replacement_in_one_update(change, dispatcher, task):
     with change(task) as update:
         update.add_push_config(PushConfig(config_id="hook", url="https://hooks.example/old"))
     with change(task) as update:
