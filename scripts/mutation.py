@@ -47,6 +47,7 @@ TARGETS: dict[str, list[str]] = {
     "a2a_app/caller.py": ["tests/test_access.py", "tests/test_api_keys.py"],
     "a2a_app/core/limits.py": ["tests/test_limits.py", "tests/test_input_limits.py", "tests/test_history_limits.py"],  # noqa: E501
     "a2a_app/core/retention.py": ["tests/test_retention.py"],
+    "a2a_app/core/retries.py": ["tests/test_idempotency.py"],
     "a2a_app/core/updates.py": ["tests/test_task_updates.py", "tests/test_state_machine.py"],
     "a2a_app/protocol/jsonrpc_envelope.py": ["tests/test_protocol.py"],
     "a2a_app/protocol/states.py": ["tests/test_state_machine.py"],

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 
 from a2a_app.caller import Caller
-from a2a_app.core import retries, sending, streams
+from a2a_app.conf import a2a_settings
+from a2a_app.core import retries, runner, sending, streams
 from a2a_app.models import Task, TaskMessage
 from a2a_app.protocol.params import SendMessageRequest
 from tests.conftest import user_message
@@ -87,7 +88,10 @@ def test_other_content_under_a_used_message_id_is_invalid_params(signed_rpc, ins
     signed_rpc("SendMessage", {"message": message})
     other = {**message, "parts": [{"text": "cancel my booking"}]}
     error = error_of(signed_rpc("SendMessage", {"message": other}), INVALID_PARAMS)
-    assert "messageId" in error["message"]
+    assert error["message"] == (
+        f"message.messageId: {message['messageId']!r} was already sent with other content; "
+        "a retry must repeat the message, and a new message needs a new messageId"
+    )
     assert violated_fields(error) == ["message.messageId"]
     assert calls == ["book a table"]
     assert Task.objects.count() == 1
@@ -146,6 +150,92 @@ def test_a_retried_background_send_is_enqueued_once(
     assert calls == []  # nothing ran here: the worker would run it, once
 
 
+def test_a_blocking_retry_of_a_background_task_waits_for_it(
+    signed_rpc, install, dispatched, monkeypatch
+):
+    install(counting()[1], background=True)
+    message = user_message("cater for 40")
+    first = signed_rpc(
+        "SendMessage", {"message": message, "configuration": {"returnImmediately": True}}
+    )["result"]["task"]
+    assert first["status"]["state"] == "TASK_STATE_SUBMITTED"
+    waited: list[tuple[str, float]] = []
+
+    def worker_finishes_meanwhile(task_id: str, timeout: float) -> None:
+        waited.append((task_id, timeout))
+        Task.objects.filter(pk=task_id).update(state="TASK_STATE_COMPLETED")
+
+    monkeypatch.setattr(runner, "wait_until_settled", worker_finishes_meanwhile)
+    again = signed_rpc("SendMessage", {"message": message})["result"]["task"]
+    assert waited == [(first["id"], a2a_settings.BLOCKING_TIMEOUT)]
+    assert (again["id"], again["status"]["state"]) == (first["id"], "TASK_STATE_COMPLETED")
+
+
+def test_a_retry_of_an_inline_task_answers_at_once(signed_rpc, install, monkeypatch):
+    install(counting()[1])
+    message = user_message("book a table")
+    signed_rpc("SendMessage", {"message": message})
+    monkeypatch.setattr(runner, "wait_until_settled", lambda *args: pytest.fail("waited"))
+    again = signed_rpc("SendMessage", {"message": message, "configuration": {"historyLength": 0}})[
+        "result"
+    ]["task"]
+    assert again["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert "history" not in again  # the retry's own historyLength applies
+
+
+def test_only_a_signed_in_new_message_is_looked_up(signed_rpc, rpc, install, monkeypatch):
+    install(counting(lambda ctx: ctx.ask("For how many?", missing=["guests"]))[1])
+    looked_up: list[str] = []
+    lookup = retries._first_message_task_id
+
+    def spy(scope: str, message_id: str) -> Any:
+        looked_up.append(message_id)
+        return lookup(scope, message_id)
+
+    monkeypatch.setattr(retries, "_first_message_task_id", spy)
+    rpc("SendMessage", {"message": user_message("anonymous", messageId="anon-1")})
+    assert looked_up == []
+    task = signed_rpc("SendMessage", {"message": user_message("signed", messageId="new-1")})
+    assert looked_up == ["new-1"]
+    follow_up = user_message("four", taskId=task["result"]["task"]["id"], messageId="next-1")
+    signed_rpc("SendMessage", {"message": follow_up})
+    assert looked_up == ["new-1"]  # a follow-up is checked against its task's messages
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "UNIQUE constraint failed: a2a_app_task.owner, a2a_app_task.first_message_id",
+        'duplicate key value violates unique constraint "a2a_task_owner_message"',
+    ],
+    ids=["sqlite", "postgresql"],
+)
+def test_a_lost_race_is_told_by_the_constraint(text, retrier):
+    request = SendMessageRequest.from_wire({"message": user_message("x")})
+
+    def send() -> str:
+        raise IntegrityError(text)
+
+    with pytest.raises(IntegrityError):  # nothing to replay: the winner is not there
+        retries.once(request, retrier, send=send, replay=lambda task: task)
+    assert retries._is_duplicate(IntegrityError(text))
+
+
+def test_another_integrity_error_is_raised(retrier, monkeypatch):
+    request = SendMessageRequest.from_wire({"message": user_message("x")})
+    looks: list[str] = []
+    find = retries.find
+    monkeypatch.setattr(retries, "find", lambda *args: looks.append("find") or find(*args))
+
+    def send() -> str:
+        raise IntegrityError("NOT NULL constraint failed: a2a_app_task.state")
+
+    with pytest.raises(IntegrityError, match="NOT NULL"):
+        retries.once(request, retrier, send=send, replay=lambda task: task)
+    assert looks == ["find"]  # not looked up again: no race was lost
+    assert not retries._is_duplicate(IntegrityError("NOT NULL constraint failed: x.y"))
+
+
 def test_a_retried_streaming_send_streams_the_same_task(install, retrier):
     calls, handler = counting(lambda ctx: ctx.ask("For how many?", missing=["guests"]))
     install(handler)
@@ -159,6 +249,31 @@ def test_a_retried_streaming_send_streams_the_same_task(install, retrier):
 
 
 # --- two identical sends at the same time ----------------------------------------------------
+
+
+def test_a_send_that_lost_the_race_answers_with_the_winners_task(signed_rpc, install, monkeypatch):
+    """The race, on any database: the second send's lookup misses the first task (as when
+    both pass it before either commits), so its insert hits the unique constraint; it
+    then looks again and answers with the first task, its own writes rolled back."""
+    calls, handler = counting()
+    install(handler)
+    message = user_message("book a table")
+    first = signed_rpc("SendMessage", {"message": message})["result"]["task"]
+    looked_up: list[str] = []
+    lookup = retries._first_message_task_id
+
+    def miss_the_first_time(scope: str, message_id: str) -> Any:
+        looked_up.append(message_id)
+        return None if len(looked_up) == 1 else lookup(scope, message_id)
+
+    monkeypatch.setattr(retries, "_first_message_task_id", miss_the_first_time)
+    again = signed_rpc("SendMessage", {"message": message})["result"]["task"]
+    assert looked_up == [message["messageId"]] * 2
+    assert (again["id"], again["status"]["state"]) == (first["id"], "TASK_STATE_COMPLETED")
+    assert again["artifacts"] == first["artifacts"]
+    assert calls == ["book a table"] * 2  # the loser's run happened, its writes did not
+    assert Task.objects.count() == 1
+    assert TaskMessage.objects.filter(message_id=message["messageId"]).count() == 1
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks of PostgreSQL")
