@@ -77,6 +77,12 @@ PHRASES = [
     ("Servus", "de"),
     ("Moin", "de"),
     ("Tschüss", "de"),
+    # A reference, an e-mail address or a link counts for no language: these references
+    # read as the English "a", "me" and "us" when split into letters.
+    ("Storniere TD-9V884A, Kontakt falsch@example.com", "de"),
+    ("Storniere TD-2E59ME", "de"),
+    ("Kontakt: anna@example.com, Buchung TD-FSJ7US", "de"),
+    ("Cancel TD-ÄÖÜ9X please", "en"),
 ]
 
 

@@ -50,6 +50,7 @@ def _wordset(text: str) -> frozenset[str]:
 LANGUAGE_STATE_KEY = "a2a_language"
 
 _WORD_RE = re.compile(r"[^\W\d_]+", re.UNICODE)
+_CODE_RE = re.compile(r"[\d@/]")
 
 # Words that mark a language in short messages. Kept small and frequent: function
 # words, greetings and the restaurant's everyday words. A word in both lists (e.g.
@@ -86,7 +87,8 @@ _MARKERS: dict[str, frozenset[str]] = {
         geöffnet offen öffnungszeiten geschlossen parken parkplatz speisekarte karte
         gericht gerichte essen trinken getränke wein weine preis preise kostet kosten
         vegetarisch vegane veganes vegan fisch fleisch stornieren absagen ändern
-        verschieben heiße heisse name telefon uhr wetter liefert lieferung glutenfrei
+        verschieben storniere stornierung kontakt heiße heisse name telefon uhr wetter
+        liefert lieferung glutenfrei
         glutenfreie firmenfeier feier
         """
     ),
@@ -109,7 +111,15 @@ def lexical_scores(text: str, candidates: Iterable[str]) -> dict[str, float]:
     writes counts 0.5 (once per word). Languages it has no markers for score 0."""
     scores = dict.fromkeys(candidates, 0.0)
     known = [code for code in scores if code in _MARKERS]
-    for word in _WORD_RE.findall(_fold(text).replace("’", "'")):
+    words = (
+        word
+        for token in _fold(text).replace("’", "'").split()
+        # A reference, an e-mail address, a time or a link is in no language: "TD-9V884A"
+        # would read as the English "a" (and "…8ME" as "me"), outvoting a German request.
+        if not _CODE_RE.search(token)
+        for word in _WORD_RE.findall(token)
+    )
+    for word in words:
         for code in known:
             if word in _MARKERS[code]:
                 scores[code] += 1.0
