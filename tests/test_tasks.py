@@ -197,8 +197,9 @@ class TestSendMessage:
         ],
     )
     def test_follow_up_to_terminal_task_is_unsupported(self, rpc, message_fields, state):
-        text = message_fields.pop("text", "hello")
-        first = new_task(rpc, text, **message_fields)
+        fields = dict(message_fields)  # the parameter is shared by every run of the test
+        text = fields.pop("text", "hello")
+        first = new_task(rpc, text, **fields)
         assert first["status"]["state"] == state
         body = send(rpc, "again", taskId=first["id"])
         error = error_of(body, -32004)
