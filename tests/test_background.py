@@ -579,7 +579,9 @@ class TestKeepWorkingAndApi:
         with pytest.raises(TaskNotFound, match=f"no task {unknown}"):
             api.complete(unknown, "x")
 
-    def test_ask_then_a_follow_up_runs_the_skill_again(self, rpc, install, enqueued):
+    def test_ask_then_a_follow_up_runs_the_skill_again(
+        self, rpc, install, enqueued, django_capture_on_commit_callbacks
+    ):
         calls: list[tuple[bool, str, list[str]]] = []
 
         def handler(ctx):
@@ -593,12 +595,14 @@ class TestKeepWorkingAndApi:
         assert runner.execute(task["id"]) == WORKING
         api.ask(task["id"], "Which date?", missing=["date"])
 
-        follow = send(rpc, "friday", taskId=task["id"], configuration=RETURN_NOW)
+        with django_capture_on_commit_callbacks(execute=True):
+            follow = send(rpc, "friday", taskId=task["id"], configuration=RETURN_NOW)
         result = follow["result"]["task"]
         assert result["id"] == task["id"]
         assert result["status"]["state"] == SUBMITTED
         assert (result["history"][-1]["role"], texts(result["history"][-1])) == (USER, ["friday"])
         assert Task.objects.get(pk=task["id"]).background
+        assert enqueued == [task["id"]]  # the follow-up, handed to a worker after commit
 
         assert runner.execute(task["id"]) == COMPLETED
         assert calls == [
