@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from a2a_app.core import runner
 from a2a_app.models import Task
-from tests.support import error_of
+from tests.support import error_info, error_of
 from tests.test_tasks import add_messages
 
 pytestmark = pytest.mark.django_db
@@ -120,5 +120,10 @@ def test_a_task_at_the_message_limit_takes_no_more_turns(rpc, install, settings)
     assert "result" in follow_up(rpc, task["id"])  # 50 after this turn
     before = Task.objects.get(pk=task["id"]).message_count
     error = error_of(follow_up(rpc, task["id"], "one more"), UNSUPPORTED_OPERATION)
-    assert "50 messages" in error["message"] and "new task" in error["message"]
+    assert error["message"] == (
+        f"Task {task['id']} has 50 messages, the most a task may have (50); start a new "
+        "task (same contextId) instead"
+    )
+    # ErrorInfo's metadata is a map of strings.
+    assert error_info(error)["metadata"] == {"taskId": task["id"], "messages": "50", "limit": "50"}
     assert Task.objects.get(pk=task["id"]).message_count == before

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from a2a_app.models import Skill, Task
 from a2a_app.skills.context import text_artifact
-from tests.support import new_task, send
+from tests.support import error_info, error_of, new_task, send
 
 pytestmark = pytest.mark.django_db
 
@@ -20,14 +21,23 @@ def test_a_handler_is_given_the_caller_and_the_requests_metadata(rpc, install):
     seen: list[Any] = []
 
     def handler(ctx):
-        seen.append((ctx.caller, ctx.metadata))
+        seen.append((ctx.caller, ctx.metadata, ctx.accepted_output_modes))
         return ctx.complete("ok")
 
     install(handler)
-    new_task(rpc, "hello", metadata={"skillId": "job", "table": 4})
-    [(caller, metadata)] = seen
+    task = new_task(
+        rpc,
+        "hello",
+        metadata={"skillId": "job", "table": 4},
+        configuration={"acceptedOutputModes": ["text/plain"]},
+    )
+    [(caller, metadata, accepted)] = seen
     assert caller is not None and not caller.is_authenticated
     assert metadata == {"skillId": "job", "table": 4}
+    assert accepted == ["text/plain"]
+    row = Task.objects.get(pk=task["id"])  # when the handler ran, for the admin
+    assert row.started_at is not None and row.finished_at is not None
+    assert row.created_at <= row.started_at <= row.finished_at
 
 
 def test_a_follow_up_answers_with_the_history_length_it_asks_for(rpc, install, settings):
@@ -68,8 +78,42 @@ def test_a_follow_up_that_crashes_keeps_the_tasks_artifacts(rpc, install):
     install(handler)
     task = new_task(rpc, "book a table")
     assert task["status"]["state"] == INPUT_REQUIRED
-    answer = send(rpc, "friday", taskId=task["id"])["result"]["task"]
+    body = send(rpc, "friday", taskId=task["id"], configuration={"historyLength": 2})
+    answer = body["result"]["task"]
     assert answer["status"]["state"] == FAILED
     assert [a["name"] for a in answer["artifacts"]] == ["draft"]
     assert [a["parts"] for a in answer["artifacts"]] == [[{"text": "a draft"}]]
-    assert answer["history"][-2]["parts"] == [{"text": "friday"}]
+    assert len(answer["history"]) == 2
+    assert answer["history"][0]["parts"] == [{"text": "friday"}]
+    assert answer["history"][1] == answer["status"]["message"]
+
+
+@pytest.mark.parametrize("change", ["disabled", "deleted"])
+def test_a_follow_up_to_a_task_whose_skill_is_gone_is_refused(rpc, install, change):
+    install(lambda ctx: ctx.ask("Which date?", missing=["date"]))
+    task = new_task(rpc, "book a table")
+    skill = Skill.objects.get(id="job")
+    if change == "deleted":
+        skill.delete()
+    else:
+        skill.enabled = False
+        skill.save()
+    error = error_of(send(rpc, "friday", taskId=task["id"]), -32004)
+    assert error["message"] == f"The skill of task {task['id']} is no longer available"
+    assert error_info(error)["metadata"] == {"taskId": task["id"]}
+    assert Task.objects.get(pk=task["id"]).message_count == len(task["history"])
+
+
+@pytest.mark.usefixtures("dispatched")
+def test_a_blocking_send_to_a_background_skill_answers_with_its_history_length(
+    rpc, install, settings
+):
+    # No worker runs it (a RecordingDispatcher): the send waits BLOCKING_TIMEOUT and
+    # answers with the task as it is, trimmed as asked.
+    settings.A2A_APP = {**settings.A2A_APP, "BLOCKING_TIMEOUT": 0.05}
+    install(lambda ctx: ctx.complete("ok"), background=True)
+    trimmed = new_task(rpc, "later", configuration={"historyLength": 0})
+    assert trimmed["status"]["state"] == "TASK_STATE_SUBMITTED"
+    assert "history" not in trimmed
+    whole = new_task(rpc, "later")
+    assert [m["parts"] for m in whole["history"]] == [[{"text": "later"}]]
