@@ -8,7 +8,7 @@ a run with any failure is reported on the terminal and writes nothing.
 
     python -m bench.run                         # everything, report to docs/performance.md
     python -m bench.run --smoke                 # a few seconds per case, no report
-    python -m bench.run --cases send,card --servers uvicorn --duration 5
+    python -m bench.run --cases send,card --servers uvicorn --duration 5   # report on stdout
 
 The database is ``DATABASE_URL`` (PostgreSQL) or a SQLite file under /tmp; a database
 whose name starts with "bench" (or the SQLite file) is dropped and re-created unless
@@ -623,6 +623,16 @@ def run_streaming(
 # --- main ---------------------------------------------------------------------------------
 
 
+def default_report(args: argparse.Namespace) -> str | None:
+    """Where a run without ``--report`` writes its report: docs/performance.md for a run
+    of every case on every server, which is what that file shows; stdout ("-") for a run
+    of some cases or servers, rather than overwrite it with a part; none for a smoke run.
+    """
+    if args.smoke:
+        return None
+    return "-" if args.cases or args.servers else str(REPORT)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     from bench import procs
 
@@ -691,8 +701,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--report",
-        help=f"Markdown report path, '-' for stdout "
-        f"(default: {REPORT.relative_to(ROOT)}; none with --smoke)",
+        help=f"Markdown report path, '-' for stdout (default: {REPORT.relative_to(ROOT)} "
+        "for a run of every case on every server; stdout with --cases or --servers; none "
+        "with --smoke)",
     )
     args = parser.parse_args(argv)
     smoke = args.smoke
@@ -703,8 +714,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.busy_retries = args.busy_retries if args.busy_retries is not None else (0 if smoke else 1)
     args.webhook_tasks = args.webhook_tasks or (20 if smoke else 500)
     args.streams = args.streams or (4 if smoke else 48)
-    if args.report is None and not smoke:
-        args.report = str(REPORT)
+    if args.report is None:
+        args.report = default_report(args)
     names: list[str] = []
     for item in (args.cases or (",".join(SMOKE_CASES) if smoke else "all")).split(","):
         item = item.strip()

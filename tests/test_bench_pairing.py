@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from bench.cases import CASES, measuring_order
+from bench.config import REPORT
 from bench.report import Measurement, compared_pairs, paired_ratio
+from bench.run import default_report
 
 
 def test_every_compared_pair_is_measured_within_a_few_slices_of_each_other() -> None:
@@ -48,3 +52,17 @@ def test_unequal_rounds_fall_back_to_the_totals() -> None:
     reference = measured("bare-insert", [1000, 1000, 1000])
     assert paired_ratio(case, reference) == pytest.approx(0.6)
     assert paired_ratio(measured("send", [500]), measured("bare-insert", [1000])) == 0.5
+
+
+@pytest.mark.parametrize(
+    ("options", "report"),
+    [
+        ({}, str(REPORT)),
+        ({"cases": "send,card"}, "-"),
+        ({"servers": "uvicorn"}, "-"),
+        ({"smoke": True}, None),
+    ],
+)
+def test_only_a_run_of_everything_writes_the_committed_report(options, report) -> None:
+    args = argparse.Namespace(**{"smoke": False, "cases": None, "servers": None, **options})
+    assert default_report(args) == report
