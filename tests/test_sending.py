@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from a2a_app.models import Skill, Task
+from a2a_app.models import Skill, Task, TaskEvent
 from a2a_app.skills.context import text_artifact
 from tests.support import error_info, error_of, new_task, send
 
@@ -117,3 +117,52 @@ def test_a_blocking_send_to_a_background_skill_answers_with_its_history_length(
     assert "history" not in trimmed
     whole = new_task(rpc, "later")
     assert [m["parts"] for m in whole["history"]] == [[{"text": "later"}]]
+
+
+def test_an_inline_handler_reports_progress_and_writes_an_artifact_in_chunks(rpc, install):
+    # InlineSink: progress, chunks and the cancel check of a handler running in the
+    # request are saved with its outcome, in the order it made them. On a follow-up,
+    # so that the events are logged (a task born and ended in one request has none).
+    canceled: list[bool] = []
+
+    def handler(ctx):
+        if not ctx.is_follow_up:
+            return ctx.ask("Which time?", missing=["time"])
+        ctx.progress("Checking the tables")
+        writer = ctx.artifact_writer(name="booking")
+        writer.write("Table 4,")
+        canceled.append(ctx.is_canceled())
+        writer.write(" 19:00", last=True)
+        return ctx.complete("Booked")
+
+    install(handler)
+    first = new_task(rpc, "book a table")
+    task = send(rpc, "at seven", taskId=first["id"])["result"]["task"]
+    assert canceled == [False]
+    assert task["status"]["state"] == "TASK_STATE_COMPLETED"
+    booking, result = task["artifacts"]  # the chunks joined, then complete()'s answer
+    assert booking["name"] == "booking"
+    assert booking["parts"] == [{"text": "Table 4,"}, {"text": " 19:00"}]
+    assert result["parts"] == [{"text": "Booked"}]
+    texts = [m["parts"][0]["text"] for m in task["history"]]
+    assert texts == ["book a table", "Which time?", "at seven", "Checking the tables"]
+    events = list(
+        TaskEvent.objects.filter(task_id=task["id"])
+        .order_by("sequence")
+        .values_list("body", flat=True)
+    )
+    followed = [
+        (kind, body.get("status", {}).get("state"), body.get("append"), body.get("lastChunk"))
+        for event in events[1:]  # after the first send's INPUT_REQUIRED
+        for kind, body in event.items()
+    ]
+    assert followed == [
+        ("statusUpdate", "TASK_STATE_WORKING", None, None),
+        ("artifactUpdate", None, None, None),
+        ("artifactUpdate", None, True, True),
+        ("artifactUpdate", None, None, None),
+        ("statusUpdate", "TASK_STATE_COMPLETED", None, None),
+    ]
+    working = events[1]["statusUpdate"]["status"]["message"]
+    assert working["parts"] == [{"text": "Checking the tables"}]
+    assert events[3]["artifactUpdate"]["artifact"]["parts"] == [{"text": " 19:00"}]
