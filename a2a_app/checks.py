@@ -319,6 +319,16 @@ def check_authentication(app_configs: Any = None, **kwargs: Any) -> list:
                 id="a2a_app.E030",
             )
         )
+    seconds = a2a_settings.API_KEY_CACHE_SECONDS
+    if not (_is_number(seconds) and seconds >= 0):
+        found.append(
+            Error(
+                f"{SETTING_NAME}['API_KEY_CACHE_SECONDS'] must be a number of seconds >= 0, "
+                f"not {seconds!r}.",
+                hint="e.g. 5; 0 reads the key on every request (docs/security.md, API keys).",
+                id="a2a_app.E031",
+            )
+        )
     return found
 
 

@@ -84,6 +84,11 @@ DEFAULTS: dict[str, Any] = {
     "AUTHENTICATION_CLASSES": ["a2a_app.authentication.ApiKeyAuthentication"],
     # The request header that carries an API key (ApiKeyAuthentication).
     "API_KEY_HEADER": "X-API-Key",
+    # How long a web process reuses an API key's row once read (seconds; 0: read it on
+    # every request). A key revoked or a user deactivated elsewhere (another worker, the
+    # a2a_keys command) is still accepted by this process until then; in the process that
+    # made the change, and for expiry, at once.
+    "API_KEY_CACHE_SECONDS": 5,
     # Calls without credentials are served as the anonymous caller. False: they get
     # HTTP 401 with WWW-Authenticate, and the card requires one of its schemes.
     "ALLOW_ANONYMOUS": True,

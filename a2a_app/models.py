@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+import time
 import uuid
 import weakref
 from datetime import datetime, timedelta
@@ -18,6 +19,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.signals import setting_changed
 from django.core.validators import RegexValidator
 from django.db import connections, models, router
 from django.utils import timezone
@@ -756,6 +758,41 @@ def _api_key_query(connection: Any) -> tuple[str, list[str], list[str]]:
 _api_key_queries: dict[str, tuple[str, list[str], list[str]]] = {}
 
 
+#: Rows of ``ApiKey.find`` this process read lately: (database, digest) -> (row, when read,
+#: by ``time.monotonic``). Only found keys; bounded, cleared whole when full.
+_recent_api_keys: dict[tuple[str, str], tuple[tuple, float]] = {}
+_RECENT_API_KEYS_MAX = 1024
+
+
+def recent_api_key_row(database: str, digest: str) -> tuple | None:
+    """The key's row as this process read it less than ``API_KEY_CACHE_SECONDS`` ago.
+
+    A key revoked, or its user deactivated, through the ORM in this process is
+    forgotten at once (:func:`forget_api_keys`); other processes (other web workers, a
+    management command) see the change when their copy expires. ``expires_at`` is
+    compared with the clock on every use, so expiry is exact.
+    """
+    seconds = a2a_settings.API_KEY_CACHE_SECONDS
+    found = _recent_api_keys.get((database, digest)) if seconds else None
+    if found is None or time.monotonic() - found[1] >= seconds:
+        return None
+    return found[0]
+
+
+def _remember_api_key_row(database: str, digest: str, row: tuple) -> None:
+    if not a2a_settings.API_KEY_CACHE_SECONDS:
+        return
+    if len(_recent_api_keys) >= _RECENT_API_KEYS_MAX:
+        _recent_api_keys.clear()
+    _recent_api_keys[database, digest] = (row, time.monotonic())
+
+
+def forget_api_keys(**kwargs: Any) -> None:
+    """Forget every remembered key row (receiver: a key or a user was saved or deleted,
+    or the settings changed)."""
+    _recent_api_keys.clear()
+
+
 def _converted(connection: Any, model: type[models.Model], names: list[str], values: Any) -> list:
     """A raw row's values as the ORM would give them (JSON parsed, SQLite's dates read)."""
     converters = _row_converters.get(connection, {}).get(model)
@@ -856,15 +893,23 @@ class ApiKey(models.Model):
         than compiled by the ORM each time: that compilation cost a signed-in GetTask
         more CPU than the rest of the request. Bound on the server, PostgreSQL keeps it
         prepared instead of planning the join again (~0.2 of ~0.25 ms of its CPU).
+
+        A found row is remembered by this process for ``API_KEY_CACHE_SECONDS``
+        (:func:`recent_api_key_row`): the round trip cost a signed-in request more than
+        the rest of its authentication. Each use still builds fresh instances from it.
         """
         database = router.db_for_read(cls)
         connection = connections[database]
         sql, key_fields, user_fields = _api_key_query(connection)
-        with statement_cursor(connection) as cursor:
-            cursor.execute(sql, [api_key_digest(raw_key)])
-            row = cursor.fetchone()
+        digest = api_key_digest(raw_key)
+        row = recent_api_key_row(database, digest)
         if row is None:
-            return None
+            with statement_cursor(connection) as cursor:
+                cursor.execute(sql, [digest])
+                row = cursor.fetchone()
+            if row is None:
+                return None  # unknown keys are not remembered: a key issued later works
+            _remember_api_key_row(database, digest, tuple(row))
         head = row[: len(key_fields)]
         key = cls.from_db(database, key_fields, _converted(connection, cls, key_fields, head))
         user_model = cls._meta.get_field("user").related_model
@@ -903,6 +948,9 @@ class ApiKey(models.Model):
         )
         ApiKey.objects.filter(stale, pk=self.pk).update(last_used_at=now)
         self.last_used_at = now
+        # The remembered row still has the old time: read the new one next time, or
+        # every request until it expires would try to write again.
+        _recent_api_keys.pop((self._state.db, self.digest), None)
 
     @staticmethod
     def scope_problem(scopes: Any) -> str | None:
@@ -920,6 +968,20 @@ class ApiKey(models.Model):
     def caller_scopes(self) -> frozenset[str] | None:
         """The scopes a :class:`~a2a_app.caller.Caller` carries (None: not narrowed)."""
         return frozenset(self.scopes) if self.scopes else None
+
+
+# A key saved (revoked, its scopes or expiry edited) or deleted, or a user saved
+# (deactivated) or deleted: this process stops using any remembered key row at once.
+_user_model = settings.AUTH_USER_MODEL
+models.signals.post_save.connect(forget_api_keys, sender=ApiKey, dispatch_uid="a2a_app.key_saved")
+models.signals.post_delete.connect(forget_api_keys, sender=ApiKey, dispatch_uid="a2a_app.key_gone")
+models.signals.post_save.connect(
+    forget_api_keys, sender=_user_model, dispatch_uid="a2a_app.user_saved"
+)
+models.signals.post_delete.connect(
+    forget_api_keys, sender=_user_model, dispatch_uid="a2a_app.user_gone"
+)
+setting_changed.connect(forget_api_keys, dispatch_uid="a2a_app.api_key_settings")
 
 
 class TaskCount(models.Model):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from datetime import timedelta
 
 import pytest
@@ -13,10 +14,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.db.models import QuerySet
 from django.test import Client
 from django.utils import timezone
 
-from a2a_app.models import ApiKey, Delivery, PushConfig, Task, TaskEvent
+from a2a_app.models import ApiKey, Delivery, PushConfig, Task, TaskEvent, forget_api_keys
 from tests.conftest import user_message
 from tests.support import binding_error, call_binding
 
@@ -70,9 +72,10 @@ class TestTheKey:
     @pytest.mark.skipif(
         connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's"
     )
-    def test_find_stays_prepared_on_postgresql(self, alice):
+    def test_find_stays_prepared_on_postgresql(self, alice, settings):
         # Client-bound, the join was planned on every signed-in request (~0.2 ms of the
         # database's CPU); bound on the server, psycopg prepares it (threshold 5 here).
+        settings.A2A_APP = {**settings.A2A_APP, "API_KEY_CACHE_SECONDS": 0}  # read each time
         _, raw = ApiKey.issue(alice, "agent")
         for _ in range(8):
             assert ApiKey.find(raw) is not None
@@ -103,6 +106,7 @@ class TestTheKey:
         send(client, "rest", key_header(raw))
         assert ApiKey.objects.get(pk=key.pk).last_used_at == first
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=first - timedelta(minutes=2))
+        forget_api_keys()  # two minutes on, the process's copy of the row has expired too
         send(client, "rest", key_header(raw))
         assert ApiKey.objects.get(pk=key.pk).last_used_at > first
 
@@ -114,6 +118,106 @@ class TestTheKey:
 
     def test_good_scopes(self):
         assert ApiKey.scope_problem(["operation:GetTask", "skill:menu", "shop.book"]) is None
+
+
+class TestRememberedKeys:
+    """A process reuses a key's row for API_KEY_CACHE_SECONDS: changes made through the
+    ORM here hold at once, changes made elsewhere once the copy is that old."""
+
+    @pytest.fixture
+    def later(self, monkeypatch):
+        """Move this process's monotonic clock on by some seconds."""
+        real = time.monotonic
+
+        def move(seconds: float) -> None:
+            monkeypatch.setattr(time, "monotonic", lambda: real() + seconds)
+
+        return move
+
+    def test_a_key_used_again_is_not_read_again(self, alice, django_assert_num_queries):
+        _, raw = ApiKey.issue(alice, "agent", scopes=["skill:menu"])
+        with django_assert_num_queries(1):
+            first = ApiKey.find(raw)
+            second = ApiKey.find(raw)
+        # Fresh instances each time: a request changing its key or user changes no other.
+        assert second == first and second is not first and second.user is not first.user
+        first.scopes.append("skill:booking")
+        first.user.first_name = "changed"
+        assert second.scopes == ["skill:menu"] and second.user.first_name == ""
+        assert ApiKey.find(raw).scopes == ["skill:menu"]
+
+    def test_unknown_keys_are_read_every_time(self, alice, django_assert_num_queries):
+        _, raw = ApiKey.issue(alice, "agent")
+        with django_assert_num_queries(2):
+            assert ApiKey.find(raw[:-4] + "AAAA") is None
+            assert ApiKey.find(raw[:-4] + "AAAA") is None
+
+    def test_zero_reads_the_key_on_every_request(self, alice, settings, django_assert_num_queries):
+        settings.A2A_APP = {**settings.A2A_APP, "API_KEY_CACHE_SECONDS": 0}
+        _, raw = ApiKey.issue(alice, "agent")
+        with django_assert_num_queries(3):
+            for _ in range(3):
+                assert ApiKey.find(raw) is not None
+
+    @pytest.mark.parametrize("change", ["revoke", "delete key", "deactivate user", "delete user"])
+    def test_a_change_made_in_this_process_holds_at_once(self, client, alice, change):
+        key, raw = ApiKey.issue(alice, "agent")
+        for _ in range(2):  # the first use writes last_used_at, and so reads the row again
+            assert send(client, "jsonrpc", key_header(raw)).status_code == 200
+        if change == "revoke":
+            key.revoke()
+        elif change == "delete key":
+            key.delete()
+        elif change == "deactivate user":
+            alice.is_active = False
+            alice.save()
+        else:
+            Task.objects.all().delete()
+            alice.delete()
+        binding_error(send(client, "jsonrpc", key_header(raw)), "jsonrpc", 401, "UNAUTHENTICATED")
+
+    def test_a_revocation_made_elsewhere_holds_once_the_copy_is_old(
+        self, client, alice, settings, later
+    ):
+        # An UPDATE sends no signal: what another process's revocation looks like here.
+        settings.A2A_APP = {**settings.A2A_APP, "API_KEY_CACHE_SECONDS": 5}
+        key, raw = ApiKey.issue(alice, "agent")
+        for _ in range(2):  # the first use writes last_used_at, and so reads the row again
+            assert send(client, "jsonrpc", key_header(raw)).status_code == 200
+        ApiKey.objects.filter(pk=key.pk).update(revoked_at=timezone.now())
+        later(4.9)
+        assert send(client, "jsonrpc", key_header(raw)).status_code == 200
+        later(5.0)
+        binding_error(send(client, "jsonrpc", key_header(raw)), "jsonrpc", 401, "UNAUTHENTICATED")
+
+    def test_expiry_is_exact_with_the_row_remembered(self, client, alice, monkeypatch):
+        expires = timezone.now() + timedelta(hours=1)
+        _, raw = ApiKey.issue(alice, "agent", expires_at=expires)
+        assert send(client, "jsonrpc", key_header(raw)).status_code == 200
+        monkeypatch.setattr(timezone, "now", lambda: expires)
+        binding_error(send(client, "jsonrpc", key_header(raw)), "jsonrpc", 401, "UNAUTHENTICATED")
+
+    def test_last_used_is_still_written_once_a_minute(self, client, alice, monkeypatch):
+        key, raw = ApiKey.issue(alice, "agent")
+        writes = []
+        real_update = QuerySet.update
+
+        def update(queryset, **values):
+            if queryset.model is ApiKey:
+                writes.append(values)
+            return real_update(queryset, **values)
+
+        monkeypatch.setattr(QuerySet, "update", update)
+        for _ in range(3):
+            assert send(client, "jsonrpc", key_header(raw)).status_code == 200
+        assert len(writes) == 1
+        first = ApiKey.objects.get(pk=key.pk).last_used_at
+        start = timezone.now()
+        monkeypatch.setattr(timezone, "now", lambda: start + timedelta(minutes=2))
+        for _ in range(3):
+            assert send(client, "jsonrpc", key_header(raw)).status_code == 200
+        assert len(writes) == 2
+        assert first < ApiKey.objects.get(pk=key.pk).last_used_at == start + timedelta(minutes=2)
 
 
 @pytest.mark.parametrize("binding", BINDINGS)

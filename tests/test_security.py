@@ -509,6 +509,11 @@ class Undeclared(authentication.BaseAuthentication):
             ["a2a_app.W031"],
         ),
         ({"AUTHENTICATION_CLASSES": [], "ALLOW_ANONYMOUS": False}, ["a2a_app.E030"]),
+        ({"API_KEY_CACHE_SECONDS": 0}, []),
+        ({"API_KEY_CACHE_SECONDS": 0.5}, []),
+        ({"API_KEY_CACHE_SECONDS": -1}, ["a2a_app.E031"]),
+        ({"API_KEY_CACHE_SECONDS": "5"}, ["a2a_app.E031"]),
+        ({"API_KEY_CACHE_SECONDS": None}, ["a2a_app.E031"]),
     ],
 )
 def test_checks(overrides, ids):
