@@ -758,39 +758,54 @@ def _api_key_query(connection: Any) -> tuple[str, list[str], list[str]]:
 _api_key_queries: dict[str, tuple[str, list[str], list[str]]] = {}
 
 
-#: Rows of ``ApiKey.find`` this process read lately: (database, digest) -> (row, when read,
-#: by ``time.monotonic``). Only found keys; bounded, cleared whole when full.
-_recent_api_keys: dict[tuple[str, str], tuple[tuple, float]] = {}
-_RECENT_API_KEYS_MAX = 1024
+class _RecentApiKeys:
+    """Rows of ``ApiKey.find`` this process read lately: (database, digest) -> (row, when
+    read by ``time.monotonic``). Only found keys; bounded, emptied whole when full.
 
-
-def recent_api_key_row(database: str, digest: str) -> tuple | None:
-    """The key's row as this process read it less than ``API_KEY_CACHE_SECONDS`` ago.
-
-    A key revoked, or its user deactivated, through the ORM in this process is
-    forgotten at once (:func:`forget_api_keys`); other processes (other web workers, a
+    A key revoked, or its user deactivated, through the ORM in this process is forgotten
+    at once (:func:`forget_api_keys`), including by a request that read the row before
+    and stores it after (``generation``); other processes (other web workers, a
     management command) see the change when their copy expires. ``expires_at`` is
     compared with the clock on every use, so expiry is exact.
     """
-    seconds = a2a_settings.API_KEY_CACHE_SECONDS
-    found = _recent_api_keys.get((database, digest)) if seconds else None
-    if found is None or time.monotonic() - found[1] >= seconds:
-        return None
-    return found[0]
+
+    limit = 1024
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], tuple[tuple, float]] = {}
+        self.generation = 0  # moved by every forget()
+
+    def get(self, database: str, digest: str) -> tuple | None:
+        """The row as read less than ``API_KEY_CACHE_SECONDS`` ago, or None."""
+        seconds = a2a_settings.API_KEY_CACHE_SECONDS
+        found = self.rows.get((database, digest)) if seconds else None
+        if found is None or time.monotonic() - found[1] >= seconds:
+            return None
+        return found[0]
+
+    def remember(self, database: str, digest: str, row: tuple, generation: int) -> None:
+        """Keep ``row``, read when ``generation`` was current, unless a change came since."""
+        if not a2a_settings.API_KEY_CACHE_SECONDS or generation != self.generation:
+            return
+        if len(self.rows) >= self.limit:
+            self.rows.clear()
+        self.rows[database, digest] = (row, time.monotonic())
+
+    def drop(self, database: str, digest: str) -> None:
+        self.rows.pop((database, digest), None)
+
+    def forget(self) -> None:
+        self.generation += 1
+        self.rows.clear()
 
 
-def _remember_api_key_row(database: str, digest: str, row: tuple) -> None:
-    if not a2a_settings.API_KEY_CACHE_SECONDS:
-        return
-    if len(_recent_api_keys) >= _RECENT_API_KEYS_MAX:
-        _recent_api_keys.clear()
-    _recent_api_keys[database, digest] = (row, time.monotonic())
+_recent_api_keys = _RecentApiKeys()
 
 
 def forget_api_keys(**kwargs: Any) -> None:
     """Forget every remembered key row (receiver: a key or a user was saved or deleted,
     or the settings changed)."""
-    _recent_api_keys.clear()
+    _recent_api_keys.forget()
 
 
 def _converted(connection: Any, model: type[models.Model], names: list[str], values: Any) -> list:
@@ -895,21 +910,22 @@ class ApiKey(models.Model):
         prepared instead of planning the join again (~0.2 of ~0.25 ms of its CPU).
 
         A found row is remembered by this process for ``API_KEY_CACHE_SECONDS``
-        (:func:`recent_api_key_row`): the round trip cost a signed-in request more than
+        (:class:`_RecentApiKeys`): the round trip cost a signed-in request more than
         the rest of its authentication. Each use still builds fresh instances from it.
         """
         database = router.db_for_read(cls)
         connection = connections[database]
         sql, key_fields, user_fields = _api_key_query(connection)
         digest = api_key_digest(raw_key)
-        row = recent_api_key_row(database, digest)
+        row = _recent_api_keys.get(database, digest)
         if row is None:
+            generation = _recent_api_keys.generation
             with statement_cursor(connection) as cursor:
                 cursor.execute(sql, [digest])
                 row = cursor.fetchone()
             if row is None:
                 return None  # unknown keys are not remembered: a key issued later works
-            _remember_api_key_row(database, digest, tuple(row))
+            _recent_api_keys.remember(database, digest, tuple(row), generation)
         head = row[: len(key_fields)]
         key = cls.from_db(database, key_fields, _converted(connection, cls, key_fields, head))
         user_model = cls._meta.get_field("user").related_model
@@ -950,7 +966,7 @@ class ApiKey(models.Model):
         self.last_used_at = now
         # The remembered row still has the old time: read the new one next time, or
         # every request until it expires would try to write again.
-        _recent_api_keys.pop((self._state.db, self.digest), None)
+        _recent_api_keys.drop(self._state.db, self.digest)
 
     @staticmethod
     def scope_problem(scopes: Any) -> str | None:

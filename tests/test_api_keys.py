@@ -152,6 +152,23 @@ class TestRememberedKeys:
             assert ApiKey.find(raw[:-4] + "AAAA") is None
             assert ApiKey.find(raw[:-4] + "AAAA") is None
 
+    def test_a_row_read_before_a_change_is_not_kept_after_it(
+        self, alice, django_assert_num_queries
+    ):
+        # A revocation in this process while another request's read is on its way: that
+        # request may still use what it read, but must not keep it for the next ones.
+        key, raw = ApiKey.issue(alice, "agent")
+
+        def revoke_meanwhile(execute, sql, params, many, context):
+            result = execute(sql, params, many, context)
+            key.revoke()
+            return result
+
+        with connection.execute_wrapper(revoke_meanwhile):
+            assert ApiKey.find(raw).revoked_at is None
+        with django_assert_num_queries(1):
+            assert ApiKey.find(raw).revoked_at is not None
+
     def test_zero_reads_the_key_on_every_request(self, alice, settings, django_assert_num_queries):
         settings.A2A_APP = {**settings.A2A_APP, "API_KEY_CACHE_SECONDS": 0}
         _, raw = ApiKey.issue(alice, "agent")
