@@ -100,6 +100,7 @@ A2A_APP = {
     "VERSION": "2.1.0",
     "PROVIDER": {"organization": "a2a_app tests", "url": "https://tests.example.com"},
     "CONFORMANCE_MODE": env.bool("A2A_CONFORMANCE", default=False),
+    "API_KEY_CACHE_SECONDS": env.float("A2A_API_KEY_CACHE_SECONDS", 5),
     "PUBLIC_URL": env.str("A2A_PUBLIC_URL", default=None),
     "BLOCKING_TIMEOUT": env.float("A2A_BLOCKING_TIMEOUT", 30),
     "WORKER_LEASE_SECONDS": env.float("A2A_WORKER_LEASE_SECONDS", 15),
