@@ -117,12 +117,15 @@ def record_dispatch(*, wake_streams: bool = True) -> Iterator[RecordingDispatche
 
 def reset_caches() -> None:
     """Forget the per-process caches: skill catalogue, agent card and its signing keys,
-    notifier, dispatcher, and start the rate-limit counters of this process afresh."""
+    API keys read lately, notifier, dispatcher, and start the rate-limit counters of this
+    process afresh."""
     from a2a_app import card_signing
     from a2a_app.bindings import card
     from a2a_app.core import limits
+    from a2a_app.models import forget_api_keys
     from a2a_app.skills import catalogue
 
+    forget_api_keys()
     limits.reset()
     catalogue.clear_cache()
     card.clear_cache()

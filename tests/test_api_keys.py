@@ -19,6 +19,7 @@ from django.test import Client
 from django.utils import timezone
 
 from a2a_app.models import ApiKey, Delivery, PushConfig, Task, TaskEvent, forget_api_keys
+from a2a_app.testing import reset_caches
 from tests.conftest import user_message
 from tests.support import binding_error, call_binding
 
@@ -168,6 +169,14 @@ class TestRememberedKeys:
             assert ApiKey.find(raw).revoked_at is None
         with django_assert_num_queries(1):
             assert ApiKey.find(raw).revoked_at is not None
+
+    def test_the_testing_kit_forgets_them(self, alice, django_assert_num_queries):
+        # A site's tests that change keys with UPDATE start each test from the database.
+        _, raw = ApiKey.issue(alice, "agent")
+        with django_assert_num_queries(2):
+            ApiKey.find(raw)
+            reset_caches()
+            ApiKey.find(raw)
 
     def test_zero_reads_the_key_on_every_request(self, alice, settings, django_assert_num_queries):
         settings.A2A_APP = {**settings.A2A_APP, "API_KEY_CACHE_SECONDS": 0}
