@@ -12,7 +12,6 @@ import hashlib
 import json
 import secrets
 import time
-import uuid
 import weakref
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,6 +27,7 @@ from django.utils.translation import gettext_lazy as _
 from a2a_app.conf import a2a_settings
 from a2a_app.crypto import EncryptedTextField
 from a2a_app.db import statement_cursor
+from a2a_app.ids import uuid7
 from a2a_app.protocol.types import OPERATION_NAMES, TERMINAL_STATES, Message, TaskState
 
 #: The fields a ``@skill`` declares in code and the owner may override in the admin. A row
@@ -328,7 +328,7 @@ TASK_STATE_CHOICES = [
 class Task(models.Model):
     """One A2A task. ``owner`` is the caller scope (see ``a2a_app.auth``)."""
 
-    id = models.UUIDField(_("id"), primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField(_("id"), primary_key=True, default=uuid7, editable=False)
     context_id = models.CharField(_("context id"), max_length=200)
     owner = models.CharField(
         _("owner"), max_length=200, blank=True, help_text=_("Empty for anonymous.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from typing import Any
 
@@ -477,12 +478,24 @@ def test_the_official_sdk_client_reads_the_extended_card(skill_rows, users, bind
 
 
 class TestContextIds:
-    def test_generated_ids_are_uuid4_and_recognised(self):
+    def test_generated_ids_are_time_ordered_uuids_and_recognised(self):
+        before = int(time.time())
         made = {contexts.new_context_id() for _ in range(50)}
+        after = int(time.time())
         assert len(made) == 50
         for context_id in made:
-            assert uuid.UUID(context_id).version == 4 and str(uuid.UUID(context_id)) == context_id
+            value = uuid.UUID(context_id)
+            assert value.version == 8 and str(value) == context_id
+            assert before <= int(context_id[:8], 16) <= after  # the second it was made
             assert contexts.is_generated(context_id)
+
+    def test_ids_generated_before_the_time_ordered_ones_are_still_recognised(self):
+        # What new_context_id made until 0012: a uuid4's first 24 digits, then the tag.
+        head = uuid.uuid4().hex[:24]
+        digits = head + contexts._tag(head, settings.SECRET_KEY)
+        old = str(uuid.UUID(hex=digits))
+        assert uuid.UUID(old).version == 4
+        assert contexts.is_generated(old)
 
     @pytest.mark.parametrize(
         "chosen", ["session-1", "", None, 42, "00000000-0000-4000-8000-000000000000"]

@@ -23,6 +23,7 @@ FOUNDATION = {
     "exceptions",
     "caller",
     "crypto",
+    "ids",
     "tracing",
 }
 LIBRARIES = set(sys.stdlib_module_names)

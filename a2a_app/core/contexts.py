@@ -5,11 +5,13 @@ contextId is all that stands between one anonymous client and another's tasks in
 anonymous ListTasks. A client may choose its own contextId (the spec lets agents accept
 them, and the TCK expects it), and a chosen one ("session-1") is easily guessed. So an
 anonymous ListTasks lists only a context whose id this agent generated: those are
-random (90 bits) and carry a tag (32 bits of an HMAC keyed by ``SECRET_KEY``) that no
-client-chosen id has, checked without a query.
+unguessable (58 random bits after the second they were made) and carry a tag (32 bits of
+an HMAC keyed by ``SECRET_KEY``) that no client-chosen id has, checked without a query.
 
-The id stays a version-4 UUID in its canonical form: the tag takes the last 8 hex digits,
-the version and variant bits are left as uuid4 set them.
+The id is a UUID in its canonical form, version 8: the time in seconds first (new tasks'
+entries then share a few index pages, see :mod:`a2a_app.ids`), the tag in the last 8 hex
+digits. Ids generated before (version 4, 90 random bits) are recognised alike: the check
+reads only the tag.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.utils.crypto import constant_time_compare
+
+from a2a_app.ids import time_ordered_head
 
 if TYPE_CHECKING:
     from a2a_app.caller import Caller
@@ -45,9 +49,9 @@ def _tag(head: str, secret: str) -> str:
 
 def new_context_id() -> str:
     """A fresh contextId for a conversation the client did not name."""
-    head = uuid.uuid4().hex[:-_TAG_DIGITS]
+    head = time_ordered_head()
     digits = head + _tag(head, settings.SECRET_KEY)
-    # str(uuid.UUID(hex=digits)), written out (the digits are a uuid4's: lowercase hex).
+    # str(uuid.UUID(hex=digits)), written out (the digits are lowercase hex).
     return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
 
 

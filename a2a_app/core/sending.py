@@ -18,7 +18,6 @@ Nothing here knows about HTTP.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +36,7 @@ from a2a_app.core.execution import (
     run_handler,
 )
 from a2a_app.core.updates import TaskUpdate
+from a2a_app.ids import uuid7
 from a2a_app.models import PushConfig, Task, summary_of
 from a2a_app.protocol.errors import (
     ContentTypeNotSupportedError,
@@ -133,7 +133,7 @@ def plan(
     push_config = push_config_for(request, version)
     # Last of the checks: a request refused for its content costs no skill allowance.
     limits.check_rate(f"skill:{skill.id}", caller)
-    message.task_id, message.context_id = str(uuid.uuid4()), context_id
+    message.task_id, message.context_id = str(uuid7()), context_id
     # returnImmediately hands an inline skill to a worker, when there is one to run it;
     # without, the skill runs here and the answer is the task as it ended.
     background = skill.runs_in_background(message) or (
