@@ -27,7 +27,7 @@ import secrets
 import time
 import uuid
 
-_VARIANT = 0b10  # RFC 9562's variant, in the two bits after the 64th
+_VARIANT = 0b10  # RFC 9562's variant: the top two bits of the UUID's second half
 
 
 def uuid7() -> uuid.UUID:
