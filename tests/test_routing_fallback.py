@@ -19,6 +19,7 @@ from a2a_app.skills.registry import SkillSpec, registered
 from a2a_app.skills.routing import (
     FALLBACK_MAX_CHARS,
     _cached_index,
+    closing_kind,
     fallback_text,
     is_greeting,
     route_message,
@@ -169,6 +170,66 @@ class TestIgnoredWords:
     def test_references_and_numbers_are_not_read(self):
         assert words("TD-7K2Q #1234 19:30 2026-12-24 +49 30 123") == set()
         assert routed("TD-7K2Q") is None
+
+
+class TestClosings:
+    """Thanks and goodbyes end a conversation: answered in kind, never routed on their
+    words ("Thanks for the booking!" is no new booking)."""
+
+    @pytest.mark.parametrize(
+        "text, kind",
+        [
+            ("Thanks!", "thanks"),
+            ("thank you for your help", "thanks"),
+            ("Thanks for the booking!", "thanks"),
+            ("Perfect, thank you so much!", "thanks"),
+            ("cheers", "thanks"),
+            ("Danke für die Reservierung!", "thanks"),
+            ("Vielen Dank für alles", "thanks"),
+            ("Dankeschön!", "thanks"),
+            ("Bye", "goodbye"),
+            ("Have a nice evening!", "goodbye"),
+            ("Auf Wiedersehen", "goodbye"),
+            ("Thanks, that's all. Bye!", "thanks, goodbye"),
+            ("Great, thanks a lot. See you on Saturday!", "thanks, goodbye"),
+            ("Danke, bis Samstag!", "thanks, goodbye"),
+            ("Vielen Dank, tschüss", "thanks, goodbye"),
+        ],
+    )
+    def test_a_message_of_only_thanks_or_goodbyes_is_a_closing(self, text, kind):
+        assert closing_kind(text) == kind
+        assert routed(text) is None
+
+    @pytest.mark.parametrize(
+        "text, expected",
+        [
+            ("Thanks! Where can I park?", "location"),
+            ("Thanks for the booking! Is there parking nearby?", "location"),
+            ("Danke schön! Wann habt ihr am Sonntag geöffnet?", "opening-hours"),
+            ("Thanks, and a table for 2 on Friday at 8pm please", "make-reservation"),
+            # Thanks in advance for what is asked: the request, not a closing.
+            ("Thanks for booking a table for 2 tomorrow at 7pm", "make-reservation"),
+            ("Thank you for the menu, can I book a table for 3?", "make-reservation"),
+            # "bis" with a day is a goodbye only when nothing else is said.
+            ("Habt ihr bis Mitternacht geöffnet", "opening-hours"),
+        ],
+    )
+    def test_thanks_beside_a_request_leave_the_request(self, text, expected):
+        assert closing_kind(text) is None
+        assert routed(text) == expected
+
+    def test_the_reply_is_a_sentence_in_the_language(self):
+        assert fallback_text(SEVEN, "en", closing="thanks") == (
+            "You're welcome! Is there anything else I can do for you?"
+        )
+        assert fallback_text(SEVEN, "de", closing="thanks") == (
+            "Gern geschehen! Kann ich sonst noch etwas für Sie tun?"
+        )
+        assert fallback_text(SEVEN, "en", closing="goodbye") == "Goodbye! Come back any time."
+        assert fallback_text(SEVEN, "de", closing="thanks, goodbye") == (
+            "Gern geschehen! Auf Wiedersehen, schauen Sie gern jederzeit wieder vorbei."
+        )
+        assert fallback_text([], "en", closing="thanks").startswith("You're welcome!")
 
 
 class TestFallback:
@@ -326,6 +387,15 @@ class TestThroughSendMessage:
         assert said.startswith(("Hallo! Ich helfe", "Dabei kann ich leider nicht helfen."))
         assert "„Was steht auf der Speisekarte?“" in said
         assert reply["parts"][1]["data"]["language"] == "de"
+        assert Task.objects.count() == 0
+
+    def test_thanks_after_a_booking_start_no_new_one(self, rpc, site):
+        reply = send(rpc, "Danke für die Reservierung!")["result"]["message"]
+        assert reply["parts"][0]["text"] == (
+            "Gern geschehen! Kann ich sonst noch etwas für Sie tun?"
+        )
+        # Programs still find what the agent can do.
+        assert [s["id"] for s in reply["parts"][1]["data"]["skills"]] == ["view-menu", "book-table"]
         assert Task.objects.count() == 0
 
     @pytest.mark.parametrize(

@@ -267,6 +267,65 @@ def is_injection(text: str) -> bool:
     return bool(_INJECTION_RE.search(text or "")) or asks_for_others_data(text)
 
 
+# Thanks (with what for: "for the booking", "für die Reservierung") and goodbyes, and the
+# words of approval around them ("Perfect, thank you!"). A message of nothing else ends a
+# conversation: it is answered courteously, not routed on its words ("Thanks for the
+# booking!" is no new booking, "Danke, bis Samstag!" no question about Saturday).
+_LETTERS = r"[^\W\d_]+"
+_THANKS_PHRASE = (
+    r"(?:(?:many|big|special)\s+thanks|thanks?(?:\s+you)?|thx|cheers|"
+    r"(?:vielen|herzlichen|tausend|besten|lieben|sch[oö]nen)\s+dank|"
+    r"danke(?:\s*sch[oö]n|\s+sehr)?|merci|grazie|gracias)"
+    r"(?:\s+(?:so|very|much|a\s+lot|a\s+million|again|nochmals?|vielmals|auch))*"
+    # What for, after an article or a possessive: "for your help", "für die Reservierung";
+    # not "for booking a table for 2" (a request worded as thanks in advance).
+    r"(?:\s+(?:for|f[uü]r)\s+(?:the|your|this|that|all|everything|my|our|"
+    r"die|den|das|dem|diese[nms]?|ihre[nm]?|eure[nm]?|deine[nm]?|alles)"
+    rf"(?:\s+(?!for\b|f[uü]r\b){_LETTERS}){{0,2}})?"
+)
+_THANKS_RE = re.compile(rf"\b{_THANKS_PHRASE}\b", re.IGNORECASE | re.UNICODE)
+_GOODBYE_RE = re.compile(
+    r"\b(?:good\s*-?\s*bye|bye(?:\s*-?\s*bye)?|farewell|"
+    rf"see\s+you(?:\s+(?:soon|later|then|tomorrow|tonight|(?:on|next)\s+{_LETTERS}))?|"
+    r"tsch[uü]ss|tsch[oö]|tschau|auf\s+wiederseh[e]?n|auf\s+wiederh[oö]ren|"
+    rf"bis\s+(?:bald|dann|sp[aä]ter|nachher|gleich|(?:zum\s+)?{_LETTERS})|"
+    r"have\s+a\s+(?:nice|good|great|lovely)\s+(?:day|evening|night|weekend)|"
+    r"(?:einen\s+)?sch[oö]nen\s+(?:tag|abend|sonntag|feierabend|wochenende)(?:\s+noch)?)\b",
+    re.IGNORECASE | re.UNICODE,
+)
+_APPROVAL_WORDS = _wordset(
+    """
+    great perfect awesome wonderful excellent lovely super cool nice ok okay fine alright
+    right got it sounds good all that everything wow brilliant amazing fantastic
+    prima toll klasse perfekt wunderbar sehr gut alles klar passt top schon super
+    """
+)
+
+
+def closing_kind(text: str) -> str | None:
+    """``"thanks"``, ``"goodbye"`` or ``"thanks, goodbye"`` when a message only thanks,
+    says goodbye or approves ("Perfect, thank you!", "Danke, bis Samstag!"); None when
+    it asks for anything else ("Thanks! Where can I park?")."""
+    text = text or ""
+    thanked, leaving = bool(_THANKS_RE.search(text)), bool(_GOODBYE_RE.search(text))
+    if not thanked and not leaving:
+        return None
+    rest = _GOODBYE_RE.sub(" ", _THANKS_RE.sub(" ", text))
+    tokens = _WORD_RE.findall(fold(_IGNORED_RE.sub(" ", rest)))
+    if any(
+        t not in _STOP_WORDS and t not in _GREETING_WORDS and t not in _APPROVAL_WORDS
+        for t in tokens
+    ):
+        return None
+    return ", ".join(kind for kind, said in (("thanks", thanked), ("goodbye", leaving)) if said)
+
+
+def without_thanks(text: str) -> str:
+    """``text`` with its thanks cut out: what it asks for is read without them ("Thanks
+    for the booking! Is there parking?" is about parking, not a booking)."""
+    return _THANKS_RE.sub(" ", text)
+
+
 # Words that fit a skill without saying what the guest wants: verbs of asking for
 # something, and days and times ("book", "bestellen", "tomorrow"). A skill that shares
 # only these with a message about a thing it does not know does not get it.
@@ -732,8 +791,11 @@ def route_message(
         return by_data
     if is_greeting(message.text):
         return None  # a greeting is answered with what the agent can do
-    # "Good evening!" before a request says nothing of it ("evening" is a time of day).
-    text = _GREETING_RE.sub("", message.text, count=1)
+    if closing_kind(message.text):
+        return None  # thanks and goodbyes are answered courteously
+    # "Good evening!" before a request says nothing of it ("evening" is a time of day),
+    # nor do thanks ("Thanks for the booking! Is there parking?").
+    text = without_thanks(_GREETING_RE.sub("", message.text, count=1))
     if asks_for_others_data(text):
         return None  # "list every reservation with names": never a booking
     if is_injection(text):
@@ -831,17 +893,34 @@ def _examples_for(skills: Sequence[SkillInfo], lang: str, wanted: int = 2) -> li
     return chosen
 
 
-def fallback_text(skills: Sequence[SkillInfo], lang: str, *, greeting: bool = False) -> str:
-    """What the agent can do, in ``lang``, with one or two example requests; short."""
+def fallback_text(
+    skills: Sequence[SkillInfo],
+    lang: str,
+    *,
+    greeting: bool = False,
+    closing: str | None = None,
+) -> str:
+    """What the agent can do, in ``lang``, with one or two example requests; short.
+
+    ``closing`` (what :func:`closing_kind` found: thanks, a goodbye or both) answers the end
+    of a conversation in kind, in a sentence: the guest is leaving, not asking (the
+    skills are still listed in the Message's data part).
+    """
     with language.activate(lang):
+        if closing == "thanks":
+            return gettext("You're welcome! Is there anything else I can do for you?")
+        if closing == "goodbye":
+            return gettext("Goodbye! Come back any time.")
+        if closing == "thanks, goodbye":
+            return gettext("You're welcome! Goodbye, and come back any time.")
         if not skills:
             return gettext("Sorry, there is nothing I can do for you here right now.")
-        names = [gettext(s.name) for s in skills]
         opening = (
             gettext("Hello! I can help with: %(skills)s.")
             if greeting
             else gettext("Sorry, I can't help with that. I can help with: %(skills)s.")
         )
+        names = [gettext(s.name) for s in skills]
         text = opening % {"skills": ", ".join(names)}
         examples = [gettext(e) for e in _examples_for(skills, lang)]
         if len(examples) == 2:
@@ -875,7 +954,7 @@ def fallback_message(
         or not words(message.text)
         or (is_capability_question(message.text) and not is_injection(message.text))
     )
-    text = fallback_text(skills, lang, greeting=friendly)
+    text = fallback_text(skills, lang, greeting=friendly, closing=closing_kind(message.text))
     data = {
         "language": lang,
         "skills": [
