@@ -27,6 +27,7 @@ _EXPORTS = {
     "InputRequired": "a2a_app.skills.context",
     "Rejected": "a2a_app.skills.context",
     "Failed": "a2a_app.skills.context",
+    "Canceled": "a2a_app.skills.context",
     "Reply": "a2a_app.skills.context",
     "Working": "a2a_app.skills.context",
     "HandOver": "a2a_app.skills.context",
@@ -52,6 +53,7 @@ _SUBMODULES = {"api", "exceptions", "signals", "testing"}
 
 __all__ = [
     "Artifact",
+    "Canceled",
     "Completed",
     "Failed",
     "HandOver",
@@ -97,6 +99,7 @@ if TYPE_CHECKING:
     from a2a_app.forms.generic import create_skill, lookup_skill, search_skill
     from a2a_app.protocol.types import Artifact, Message, Part, TaskState
     from a2a_app.skills.context import (
+        Canceled,
         Completed,
         Failed,
         HandOver,

@@ -16,14 +16,22 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy
 from rest_framework import serializers as drf
 
-from a2a_app import Completed, InputRequired, SkillContext, create_skill, lookup_skill, search_skill
+from a2a_app import (
+    Canceled,
+    Completed,
+    InputRequired,
+    SkillContext,
+    create_skill,
+    lookup_skill,
+    search_skill,
+)
 from a2a_app.forms import interpreters
 from a2a_app.forms.llm import CallableInterpreter, JSONCompletionInterpreter
 from a2a_app.forms.schema import EXTENSION_URI, describe_form, form_schema
 from a2a_app.models import ApiKey, Task
 from a2a_app.skills import registry
 from a2a_app.skills.catalogue import clear_cache
-from a2a_app.testing import A2AClient, SkillConversation, installed_skill
+from a2a_app.testing import A2AClient, SkillConversation, installed_skill, record_dispatch
 
 pytestmark = pytest.mark.django_db
 
@@ -176,6 +184,81 @@ def test_a_later_turn_corrects_an_earlier_value(booking):
     talk.say(data={"party_size": 2})
     talk.say("party_size=6")
     assert talk.state["a2a_form"]["values"]["party_size"] == 6
+
+
+@pytest.mark.parametrize(
+    "reply, language",
+    [
+        ("never mind", "en"),
+        ("Oh, forget it, thanks.", "en"),
+        ("I've changed my mind", "en"),
+        ("Ach, vergiss es", "de"),
+        ("Lieber doch nicht, danke", "de"),
+        ("Hat sich erledigt.", "de"),
+    ],
+)
+def test_a_reply_that_calls_it_off_ends_the_task(booking, reply, language):
+    talk = SkillConversation(booking, metadata={"language": language})
+    talk.say(data={"party_size": 2})
+    ended = talk.say(reply)
+    assert isinstance(ended, Canceled)
+    said = {
+        "en": "All right, I've stopped here: nothing was done.",
+        "de": "In Ordnung, ich breche hier ab: Es wurde nichts erledigt.",
+    }
+    assert ended.message == said[language]
+    assert "booked" not in talk.state  # the handler never ran
+
+
+@pytest.mark.parametrize(
+    "text, data",
+    [
+        ("never mind the time, party_size=3", None),  # more than calling it off
+        ("no thanks", None),  # may answer a yes/no question
+        ("cancel", None),  # the answer in a cancelling skill's form
+        ("never mind", {"party_size": 3}),  # a value comes with it
+    ],
+)
+def test_only_a_reply_that_does_nothing_but_call_it_off_ends_it(booking, text, data):
+    talk = SkillConversation(booking)
+    talk.say(data={"party_size": 2})
+    assert isinstance(talk.say(text, data=data), InputRequired)
+
+
+def test_calling_it_off_before_any_question_is_read_as_usual(booking):
+    # Only an answer to the form's question: a first message goes to the form as it is.
+    assert isinstance(SkillConversation(booking).say("never mind"), InputRequired)
+
+
+def test_over_json_rpc_the_task_ends_canceled(booking):
+    agent = A2AClient()
+    task = agent.send(data={"party_size": 2})["task"]
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    ended = agent.send("never mind", taskId=task["id"], contextId=task["contextId"])["task"]
+    assert ended["status"]["state"] == "TASK_STATE_CANCELED"
+    assert status_text(ended) == "All right, I've stopped here: nothing was done."
+    assert Task.objects.get(pk=task["id"]).state == "TASK_STATE_CANCELED"
+
+
+def called_off(ctx: SkillContext):
+    """Any handler may end its task CANCELED when the guest calls it off."""
+    return ctx.cancel("Stopped, as you asked.")
+
+
+def test_a_handler_ends_its_task_canceled_with_ctx_cancel():
+    with installed_skill(called_off, "stop"):
+        task = A2AClient().send("stop it")["task"]
+    assert task["status"]["state"] == "TASK_STATE_CANCELED"
+    assert status_text(task) == "Stopped, as you asked."
+
+
+@pytest.mark.django_db(transaction=True)
+def test_in_a_worker_the_task_ends_canceled_too():
+    with installed_skill(called_off, "stop", background=True), record_dispatch() as recorder:
+        task = A2AClient().send("stop it", configuration={"returnImmediately": True})["task"]
+        assert recorder.run_queued() == ["TASK_STATE_CANCELED"]
+    stored = Task.objects.get(pk=task["id"])
+    assert stored.status_message["parts"][0]["text"] == "Stopped, as you asked."
 
 
 # --- invalid input is INPUT_REQUIRED, never FAILED ----------------------------------------------

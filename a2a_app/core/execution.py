@@ -233,7 +233,7 @@ def _with_note(result: Any, note: str) -> Any:
         return result
     if isinstance(result, outcomes.InputRequired):
         result.question = f"{note} {result.question}".strip()
-    elif isinstance(result, outcomes.Working | outcomes.Completed):
+    elif isinstance(result, outcomes.Working | outcomes.Completed | outcomes.Canceled):
         result.message = f"{note} {result.message}".strip()
     elif isinstance(result, outcomes.Rejected | outcomes.Failed):
         result.reason = f"{note} {result.reason}".strip()
@@ -269,6 +269,9 @@ def resolve_outcome(outcome: outcomes.Outcome, *, task_id: str, context_id: str)
         return Resolution(TaskState.REJECTED, says(Part.text_part(outcome.reason)))
     if isinstance(outcome, outcomes.Failed):
         return Resolution(TaskState.FAILED, says(Part.text_part(outcome.reason)))
+    if isinstance(outcome, outcomes.Canceled):
+        message = says(Part.text_part(outcome.message)) if outcome.message else None
+        return Resolution(TaskState.CANCELED, message)
     if isinstance(outcome, outcomes.HandOver):
         # Only run_handler follows a hand-over; anywhere else it is a mistake.
         return Resolution(TaskState.FAILED, says(Part.text_part(SAFE_FAILURE_TEXT)))

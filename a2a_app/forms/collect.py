@@ -12,7 +12,8 @@ The values are validated with the form. A value the form rejects is dropped (so 
 asked again) and its error is said; missing required fields are asked for by label. The
 answer is then INPUT_REQUIRED with a data part ``{"missing": [...], "errors": {...}}``,
 never FAILED: bad input is the caller's to fix. A valid form calls the handler with
-``ctx.form`` and ``ctx.cleaned_data``.
+``ctx.form`` and ``ctx.cleaned_data``. A reply to the form's question that only calls
+the request off ("never mind", "vergiss es") ends the task CANCELED instead.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from a2a_app.forms.interpreters import get_interpreter
 from a2a_app.skills.context import (
     FACTS_STATE_KEY,
     FORM_STATE_KEY,
+    Canceled,
     InputRequired,
     SkillContext,
 )
@@ -52,6 +54,21 @@ _REPEAT_RE = re.compile(
     r"reservation|table|order|request)|once more|one more time|dasselbe|dasgleiche|"
     r"das\s+gleiche|das\s+selbe|genauso|genau\s+so|wie\s+(?:beim\s+)?letzte[sn]?\s+mal)\b",
     re.IGNORECASE,
+)
+# "Never mind", "Forget it", "Ach, vergiss es", "Lieber doch nicht": the whole reply to a
+# question calls the request off. Only words that cannot answer a question: not "no",
+# "no thanks" (a yes/no field) nor "cancel" (the answer in a cancelling skill's form).
+_CALLED_OFF_RE = re.compile(
+    r"^\W*(?:(?:oh|ah|ach|ok|okay|well|hmm+|sorry|actually|please|then|na|naja|"
+    r"eigentlich|bitte|dann|hm+)\W+)*"
+    r"(?:never\s*mind|forget\s+(?:it|about\s+it|that)|don'?t\s+bother|"
+    r"i(?:'ve|\s+have)?\s+changed\s+my\s+mind|not\s+any\s*more|"
+    r"vergiss\s+(?:es|das)|vergessen\s+sie\s+(?:es|das)|abbrechen|brich\s+ab|"
+    r"(?:lieber\s+)?doch\s+nicht|hat\s+sich\s+erledigt|lass\s+(?:es|mal)(?:\s+gut\s+sein)?|"
+    r"lassen\s+sie\s+es|ich\s+hab(?:e)?\s+es\s+mir\s+anders\s+[üu]berlegt)"
+    r"(?:\W+(?:then|please|thanks|thank\s+you|anyway|for\s+now|bitte|danke|dann|"
+    r"trotzdem|erstmal|erst\s+mal))*\W*$",
+    re.IGNORECASE | re.UNICODE,
 )
 TEMPORAL = (forms.DateField, forms.TimeField, forms.DateTimeField)
 _EMPTY = ("", None, [], {})
@@ -109,6 +126,10 @@ class _Turn:
 
     def run(self, load_facts: Callable[[], Mapping[str, Any]]) -> Any:
         ctx, saved = self.ctx, self.saved
+        if saved["asked"] and not ctx.data and _CALLED_OFF_RE.match(ctx.text or ""):
+            # The answer to our question calls the request off: end the task, rather
+            # than ask the same again (or read "never mind" as a name).
+            return Canceled(gettext("All right, I've stopped here: nothing was done."))
         values = {k: v for k, v in dict(saved["values"]).items() if k in self.fields}
         remembered = context_fields(self.spec)
         facts = dict(ctx.state.get(FACTS_STATE_KEY) or {})

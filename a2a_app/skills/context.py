@@ -8,7 +8,8 @@ A handler is a plain function ``handler(ctx) -> Outcome``::
         return ctx.complete(text=render(dishes), data=[d.as_dict() for d in dishes])
 
 It may return ``ctx.complete(...)``, ``ctx.ask(...)`` (input-required),
-``ctx.reject(...)``, ``ctx.fail(...)``, ``ctx.reply(...)`` (a direct Message, no task),
+``ctx.reject(...)``, ``ctx.fail(...)``, ``ctx.cancel(...)`` (the guest called it off),
+``ctx.reply(...)`` (a direct Message, no task),
 ``ctx.keep_working(...)`` (the task stays WORKING until site code finishes it through
 ``a2a_app.api``), ``ctx.hand_over(...)`` (the same task continues with another skill,
 whose handler runs at once), or a plain string (completed with one text artifact). An exception
@@ -72,6 +73,14 @@ class Failed:
 
 
 @dataclass(slots=True)
+class Canceled:
+    """The guest called the request off in the conversation ("never mind"): the task
+    ends CANCELED, ``message`` its status message."""
+
+    message: str = ""
+
+
+@dataclass(slots=True)
 class Reply:
     parts: list[Part]
 
@@ -95,7 +104,7 @@ class HandOver:
     note: str = ""
 
 
-Outcome = Completed | InputRequired | Rejected | Failed | Reply | Working | HandOver
+Outcome = Completed | InputRequired | Rejected | Failed | Canceled | Reply | Working | HandOver
 
 
 class HandOverError(Exception):
@@ -293,6 +302,11 @@ class SkillContext:
 
     def fail(self, reason: str) -> Failed:
         return Failed(reason)
+
+    def cancel(self, message: str = "") -> Canceled:
+        """End the task CANCELED because the guest called it off ("forget it"), with
+        ``message`` as its status message. (CancelTask is the client's way to do so.)"""
+        return Canceled(message)
 
     def keep_working(self, message: str = "", *, data: Any = None) -> Working:
         """Leave the task WORKING; finish it later with ``a2a_app.api`` (e.g. from the admin).

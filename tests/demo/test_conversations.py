@@ -48,7 +48,7 @@ SKILLS = {
     "change-reservation",
     "catering-request",
 }
-STATES = {"completed", "input-required", "rejected", "working", "direct"}
+STATES = {"completed", "input-required", "rejected", "working", "canceled", "direct"}
 WIRE_STATES = {
     "TASK_STATE_COMPLETED": "completed",
     "TASK_STATE_INPUT_REQUIRED": "input-required",
