@@ -154,10 +154,8 @@ def free_table(start: datetime, party_size: int) -> Table | None:
     return _pick(tables, _overlapping(tables, start, end), start, end)
 
 
-def suggest_times(
-    day: date, party_size: int, around: time, *, now: datetime, limit: int = 3
-) -> list[time]:
-    """Up to ``limit`` bookable start times on ``day`` nearest to ``around``, in order."""
+def _free_slots(day: date, party_size: int, now: datetime) -> list[datetime]:
+    """Every bookable start on ``day`` for the party (one per ``SUGGESTION_STEP``), in order."""
     tables = list(_candidates(party_size))
     windows = seating_windows(day)
     if not tables or not windows:
@@ -172,9 +170,23 @@ def suggest_times(
             if slot > now and _pick(tables, taken, slot, slot + RESERVATION_DURATION):
                 slots.append(slot)
             slot += SUGGESTION_STEP
+    return slots
+
+
+def suggest_times(
+    day: date, party_size: int, around: time, *, now: datetime, limit: int = 3
+) -> list[time]:
+    """Up to ``limit`` bookable start times on ``day`` nearest to ``around``, in order."""
     target = local_start(day, around)
+    slots = _free_slots(day, party_size, now)
     nearest = sorted(slots, key=lambda s: abs(s - target))[:limit]
     return [timezone.localtime(s).time() for s in sorted(nearest)]
+
+
+def free_times(day: date, party_size: int, *, now: datetime) -> list[time]:
+    """Every bookable start time on ``day`` for the party, in order: what to answer
+    "which times are free on Sunday?"."""
+    return [timezone.localtime(s).time() for s in _free_slots(day, party_size, now)]
 
 
 # --- booking -------------------------------------------------------------------------

@@ -32,6 +32,16 @@ from .wording import DE, EN, detect_language, join_words
 MODES = ["text/plain", "application/json"]
 _REFERENCE_RE = re.compile(r"\b(TD|CT)\s*-?\s*([2-9A-HJKMNP-Z]{6})\b", re.IGNORECASE)
 _LANG_KEY = "lang"
+# "What times are free on Sunday?", "Welche Uhrzeiten gehen am Samstag?": the guest asks
+# when there is a table rather than saying when they come.
+_ASKS_FOR_TIMES_RE = re.compile(
+    r"\b(?:what|which)\s+(?:times?|slots?)\b|\bwhat\s+time\s+(?:is|are)\s+(?:free|available)"
+    r"|\b(?:free|available|open)\s+(?:times?|slots?|tables?)\b|\bavailability\b"
+    r"|\bwhen\b[^.?!]*\b(?:free|available)\b"
+    r"|\bwelche\s+(?:uhrzeit(?:en)?|zeiten)\b|\b(?:freie|verf[uü]gbare)\s+(?:zeiten|uhrzeiten|tische)\b"
+    r"|\bwann\b[^.?!]*\b(?:frei|platz|m[oö]glich)\b|\bwas\s+ist\s+(?:noch\s+)?frei\b",
+    re.IGNORECASE,
+)
 
 
 def _language(ctx: SkillContext) -> str:
@@ -110,7 +120,8 @@ FIELDS = ("date", "time", "party_size", "name", "contact")
         "and an e-mail address or phone number, in English or German words (\"table for 4 "
         'on Friday at 7pm, my name is Anna Schmidt") or as a data part {"date": '
         '"YYYY-MM-DD", "time": "HH:MM", "party_size", "name", "contact"}. Asks for '
-        "whatever is missing; returns the booking reference."
+        "whatever is missing (asked which times are free on a day, lists them); returns the "
+        "booking reference."
     ),
     tags=[
         "reservation", "book", "booking", "table", "reserve", "tonight", "guests", "persons",
@@ -211,6 +222,27 @@ def _problem_text(problem: Problem, fields: dict[str, Any], lang: str) -> str:
     return text
 
 
+#: At most this many free times are listed; more are thinned out evenly over the day.
+FREE_TIMES_LISTED = 6
+
+
+def _free_times_text(known: dict[str, Any], lang: str, now: datetime) -> str:
+    """ "On Sunday 6 December 2026 we have a table free at 11:30, 13:30, ... and 22:00,
+    among other times." """
+    day = date.fromisoformat(known["date"])
+    times = booking.free_times(day, known.get("party_size", 1), now=now)
+    when = replies.format_date(day, lang)
+    if not times:
+        return _("On %(date)s we have no table free.") % {"date": when}
+    count, listed = len(times), FREE_TIMES_LISTED
+    if count > listed:  # the first, the last and evenly between
+        times = [times[round(i * (count - 1) / (listed - 1))] for i in range(listed)]
+        sentence = _("On %(date)s we have a table free at %(times)s, among other times.")
+    else:
+        sentence = _("On %(date)s we have a table free at %(times)s.")
+    return sentence % {"date": when, "times": join_words([f"{t:%H:%M}" for t in times], lang)}
+
+
 def _opening_hours(day: date, lang: str) -> str:
     """ "We are open 11:30–23:00 that day.": the periods, so the closing time is said."""
     periods = OpeningHours.objects.filter(weekday=day.weekday()).order_by("opens")
@@ -239,6 +271,8 @@ def _ask_or_book(
             errors["contact"] = [_("“%(value)s” is not a complete e-mail address.") % broken]
             sentences += errors["contact"]
         question = replies.question(missing, [], quoted, known, lang)
+        if "time" in missing and "date" in known and _ASKS_FOR_TIMES_RE.search(ctx.text):
+            sentences.append(_free_times_text(known, lang, now))
         ctx.state[FORM_STATE_KEY]["asked"] = missing
         return ctx.ask(
             " ".join([*sentences, question]),

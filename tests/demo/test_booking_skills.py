@@ -7,7 +7,7 @@ The clock is frozen at Tuesday 2026-12-01 14:00 Europe/Berlin (the conversation 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -15,7 +15,7 @@ import pytest
 from django.utils import timezone
 
 from a2a_app.testing import A2AClient
-from skills.models import Reservation
+from skills.models import Reservation, Table
 
 NOW = datetime(2026, 12, 1, 14, 0, tzinfo=ZoneInfo("Europe/Berlin"))
 
@@ -219,6 +219,50 @@ def test_a_time_already_past_today_gets_later_times(agent) -> None:
     task = say(agent, "Tisch für 2 heute um 13 Uhr, Name Berg, berg@example.com", skill=BOOK)
     assert state(task) == "INPUT_REQUIRED"
     assert "Vergangenheit" in text_of(task) and "Frei wäre es um" in text_of(task)
+
+
+def test_asked_which_times_are_free_the_booking_lists_some_over_the_day(agent) -> None:
+    task = say(agent, "What times are free on Saturday for 4 people?", skill=BOOK)
+    assert state(task) == "INPUT_REQUIRED"
+    # 22 half-hour starts from 11:30 to 22:00: six of them, the first and the last included.
+    assert text_of(task) == (
+        "On Saturday 5 December 2026 we have a table free at 11:30, 13:30, 15:30, 18:00, "
+        "20:00 and 22:00, among other times. To book your table (4 guests, Saturday "
+        "5 December 2026) I still need the time, your name and an e-mail address or phone "
+        "number."
+    )
+    assert data_of(task)["missing"] == ["time", "name", "contact"]
+
+
+def take_the_big_table(start: datetime, hours: int) -> None:
+    table = Table.objects.get(seats=8)
+    Reservation.objects.create(
+        name="Fest", contact="fest@example.com", party_size=8, start=start,
+        duration=timedelta(hours=hours), table=table,
+    )  # fmt: skip
+
+
+def test_the_free_times_leave_out_the_past_and_the_taken(agent) -> None:
+    take_the_big_table(NOW.replace(hour=17), hours=7)  # 17:00 until after closing
+    first = say(agent, "Tisch für 8 Personen heute", skill=BOOK)
+    task = say(agent, "Welche Uhrzeiten gehen noch?", first)
+    # Starts after now (14:00) whose two hours end by 17:00, when the party comes.
+    assert text_of(task).startswith(
+        "Am Dienstag, 1. Dezember 2026 ist ein Tisch frei um 14:30 und 15:00 Uhr. "
+        "Für Ihre Reservierung (8 Personen"
+    )
+
+
+def test_no_free_time_is_said_too(agent) -> None:
+    take_the_big_table(NOW.replace(hour=11), hours=13)
+    first = say(agent, "Table for 8 today", skill=BOOK)
+    task = say(agent, "which times are available?", first)
+    assert text_of(task).startswith("On Tuesday 1 December 2026 we have no table free.")
+
+
+def test_a_guest_who_gives_a_time_gets_no_list(agent) -> None:
+    task = say(agent, "Is a table free on Saturday at 7pm for 2?", skill=BOOK)
+    assert "among other times" not in text_of(task) and "we have a table free" not in text_of(task)
 
 
 def test_cancel_in_the_conversation_of_the_booking_knows_reference_and_contact(agent) -> None:
