@@ -28,7 +28,7 @@ from a2a_app import (
 from a2a_app.forms import interpreters
 from a2a_app.forms.llm import CallableInterpreter, JSONCompletionInterpreter
 from a2a_app.forms.schema import EXTENSION_URI, describe_form, form_schema
-from a2a_app.models import ApiKey, Task
+from a2a_app.models import ApiKey, Skill, Task
 from a2a_app.skills import registry
 from a2a_app.skills.catalogue import clear_cache
 from a2a_app.testing import A2AClient, SkillConversation, installed_skill, record_dispatch
@@ -259,6 +259,50 @@ def test_in_a_worker_the_task_ends_canceled_too():
         assert recorder.run_queued() == ["TASK_STATE_CANCELED"]
     stored = Task.objects.get(pk=task["id"])
     assert stored.status_message["parts"][0]["text"] == "Stopped, as you asked."
+
+
+@pytest.fixture
+def booking_and_menu(booking):
+    def menu(ctx: SkillContext):
+        return ctx.complete("Pasta, pizza, vegan dishes.")
+
+    with installed_skill(menu, "menu"):
+        # What the router reads: the row's tags, as the owner sets them in the admin.
+        Skill.objects.filter(id="menu").update(tags=["menu", "dishes", "vegan", "food"])
+        clear_cache()
+        yield
+
+
+def ask_then(agent: A2AClient, reply: str) -> dict:
+    task = agent.send(data={"party_size": 2}, metadata={"skillId": "book-table"})["task"]
+    return agent.send(reply, taskId=task["id"], contextId=task["contextId"])["task"]
+
+
+def test_a_reply_about_another_skill_says_where_it_belongs(booking_and_menu):
+    task = ask_then(A2AClient(), "Do you have vegan dishes?")
+    assert task["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert status_text(task) == (
+        "That is a question for “Menu”: please ask it in a new message; this request "
+        "stays open. Please tell me Date (YYYY-MM-DD), Time (HH:MM), Name and Contact "
+        "(an e-mail address)."
+    )
+    assert status_data(task)["otherSkill"] == "menu"
+    stored = Task.objects.get(pk=task["id"])
+    assert stored.skill_id == "book-table"
+    assert stored.skill_state["a2a_form"]["values"] == {"party_size": 2}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "party_size=3 and is there a vegan menu?",  # it answered something
+        "hmm",  # about nothing the router knows
+    ],
+)
+def test_a_reply_that_gives_a_value_or_is_about_nothing_gets_no_note(booking_and_menu, reply):
+    task = ask_then(A2AClient(), reply)
+    assert status_text(task).startswith("Please tell me")
+    assert "otherSkill" not in status_data(task)
 
 
 # --- invalid input is INPUT_REQUIRED, never FAILED ----------------------------------------------

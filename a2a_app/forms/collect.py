@@ -34,6 +34,8 @@ from django.utils.text import get_text_list
 from django.utils.translation import gettext
 
 from a2a_app.forms.interpreters import get_interpreter
+from a2a_app.protocol.errors import A2AError
+from a2a_app.skills.catalogue import SkillInfo
 from a2a_app.skills.context import (
     FACTS_STATE_KEY,
     FORM_STATE_KEY,
@@ -122,14 +124,45 @@ class _Turn:
         saved.setdefault("values", {})
         saved.setdefault("asked", [])
         ctx.state[FORM_STATE_KEY] = self.saved = saved
+        #: What this turn's message gave (its text and data parts), set by incoming().
+        self.found: dict[str, Any] = {}
         self.now = timezone.localtime() if settings.USE_TZ else datetime.now().astimezone()
 
     def run(self, load_facts: Callable[[], Mapping[str, Any]]) -> Any:
-        ctx, saved = self.ctx, self.saved
-        if saved["asked"] and not ctx.data and _CALLED_OFF_RE.match(ctx.text or ""):
+        ctx, follow_up = self.ctx, bool(self.saved["asked"])
+        if follow_up and not ctx.data and _CALLED_OFF_RE.match(ctx.text or ""):
             # The answer to our question calls the request off: end the task, rather
             # than ask the same again (or read "never mind" as a name).
             return Canceled(gettext("All right, I've stopped here: nothing was done."))
+        result = self.collect_and_call(load_facts)
+        if follow_up and not self.found and isinstance(result, InputRequired):
+            # A reply that answered nothing, about another skill's matter ("Do you have
+            # vegan food?" in a booking): say where it belongs, and keep this task open.
+            other = self.meant_for()
+            if other is not None:
+                note = gettext(
+                    "That is a question for “%(skill)s”: please ask it in a new message; "
+                    "this request stays open."
+                ) % {"skill": gettext(other.name)}
+                result.question = f"{note} {result.question}"
+                result.data = {**(result.data or {}), "otherSkill": other.id}
+        return result
+
+    def meant_for(self) -> SkillInfo | None:
+        """The skill the router sends this turn's message to, if another than this one."""
+        from a2a_app.conf import a2a_settings
+        from a2a_app.skills.catalogue import get_catalogue
+
+        ctx = self.ctx
+        available = [s for s in get_catalogue().enabled if s.allows(ctx.caller)]
+        try:
+            routed = a2a_settings.ROUTER(ctx.message, ctx.metadata, available)
+        except A2AError:  # the message names a skill it may not have: not our matter
+            return None
+        return routed if routed is not None and routed.id != ctx.skill.id else None
+
+    def collect_and_call(self, load_facts: Callable[[], Mapping[str, Any]]) -> Any:
+        ctx, saved = self.ctx, self.saved
         values = {k: v for k, v in dict(saved["values"]).items() if k in self.fields}
         remembered = context_fields(self.spec)
         facts = dict(ctx.state.get(FACTS_STATE_KEY) or {})
@@ -202,6 +235,7 @@ class _Turn:
         if ctx.text.strip():
             found = self.interpret(ctx.text, self.saved["asked"], {**known, **data})
         found.update(data)
+        self.found = found
         # A date or time in words in a data part ({"day": "next monday"}): read it as text.
         for name, value in list(found.items()):
             field = self.fields[name]
