@@ -332,6 +332,14 @@ BOOKING: list[tuple[str, list[str], dict[str, Any], dict[str, Any]]] = [
     ("um 8 Uhr abends", [], {}, {"time": "20:00"}),
     ("tomorrow, 8 o'clock", [], {}, {"date": "2026-12-02", "time": "20:00"}),
     ("Hi, I'd like to reserve a table for tonight", [], {}, {"date": "2026-12-01"}),
+    ("Do you have a table for 2 right now?", [], {}, {"date": "2026-12-01", "party_size": 2}),
+    (
+        "Habt ihr jetzt gleich einen Tisch für drei?",
+        [],
+        {},
+        {"date": "2026-12-01", "party_size": 3},
+    ),
+    ("Wir könnten sofort kommen, zu viert", [], {}, {"date": "2026-12-01", "party_size": 4}),
     ("Do you have space on Christmas Eve?", [], {}, {"date": "2026-12-24"}),
     (
         "Can I have a table for 4 on 24.12.2026 at 19:00?",

@@ -48,6 +48,8 @@ _MONTH_DAY_RE = re.compile(
 _RELATIVE_RE = re.compile(
     r"\b(?:(?:the\s+)?day after tomorrow|übermorgen|uebermorgen|(?:the\s+)?day before yesterday|"
     r"vorgestern|tomorrow|tomorow|tommorow|tommorrow|tomorro|tmrw|tmr|morgen|morgn|today|tonight|heute|yesterday|gestern|"
+    # "A table for 2 right now": today (the time is asked, or said, apart).
+    r"right\s+now|right\s+away|jetzt\s+gleich|jetzt\s+sofort|sofort|"
     r"in\s+(?:\d{1,2}|a|one|two|three|four|five|six|seven|einer|einem|zwei|drei|vier|fünf|"
     r"sechs|sieben)\s+(?:days?|weeks?|tage?n?|wochen?))\b",
     re.IGNORECASE,
@@ -259,6 +261,9 @@ def _relative(work: Work, today: date, languages: tuple[str, ...]) -> date | Non
     # German words in an English sentence ("a table morgen at 7"): dateparser reads a
     # message in its language only, so the few German day words are read here.
     simple |= {"heute": 0, "morgen": 1, "übermorgen": 2, "uebermorgen": 2}
+    simple |= dict.fromkeys(
+        ("right now", "right away", "jetzt gleich", "jetzt sofort", "sofort"), 0
+    )
     if words in simple:
         found: date | None = today + timedelta(days=simple[words])
     else:
