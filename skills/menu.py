@@ -64,6 +64,12 @@ _TAG_WORDS = {
     "spicy": "spicy scharf scharfe scharfes",
     "soup": "soup soups suppe suppen",
     "salad": "salad salads salat salate",
+    # What the kitchen recommends: the dishes the owner tagged "recommended".
+    "recommended": "recommend recommends recommended recommendation recommendations "
+    "specialty specialties speciality specialities signature favourite favorite favourites "
+    "favorites popular empfehlen empfehlt empfiehlst empfiehlt empfehlung empfehlungen "
+    "empfehlenswert spezialität spezialitäten lieblingsgericht lieblingsgerichte beliebt "
+    "beliebteste beliebtesten",
 }
 TAG_WORDS = {w: tag for tag, text in _TAG_WORDS.items() for w in text.split()}
 # Two-word tags written apart: "red wine", "soft drink".
@@ -103,7 +109,7 @@ TAG_LABELS = {
     "soft drink": gettext_lazy("soft drinks"), "fish": gettext_lazy("fish"),
     "meat": gettext_lazy("meat"), "pork": gettext_lazy("pork"), "beef": gettext_lazy("beef"),
     "veal": gettext_lazy("veal"), "spicy": gettext_lazy("spicy"), "soup": gettext_lazy("soup"),
-    "salad": gettext_lazy("salad"),
+    "salad": gettext_lazy("salad"), "recommended": gettext_lazy("recommended"),
 }  # fmt: skip
 CATEGORY_LABELS = {
     "starter": pgettext_lazy("menu heading", "Starters"),

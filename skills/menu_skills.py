@@ -19,7 +19,7 @@ import difflib
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.utils import translation
 from django.utils.translation import gettext as _
@@ -397,7 +397,8 @@ def menu_vocabulary() -> list[str]:
         "The menu of Trattoria Django: dishes, wines and drinks with prices in euros, "
         "allergens, vegetarian and vegan marks. Answers questions about one dish (\"Is the "
         'tiramisu vegetarian?", "How much is a Margherita?", "Welche Allergene hat die '
-        'Carbonara?") and filters in English or German ("vegan pizzas under 12 euros '
+        'Carbonara?"), says what the kitchen recommends (the dishes tagged "recommended") '
+        'and filters in English or German ("vegan pizzas under 12 euros '
         'without nuts", "What wine do you have?") or with a data part {"category", "diet", '
         '"allergen", "max_price", "tags"}. The status message is the answer; the artifact '
         "holds the dishes as JSON."
@@ -464,6 +465,11 @@ def _view_menu(ctx: SkillContext, lang: str) -> Completed | HandOver:
         )
 
     dishes = find_dishes(filters)
+    asked_for_picks = "recommended" in filters.tags
+    if asked_for_picks and not dishes and len(filters.describe(lang)) > 1:
+        # "Any vegan recommendations?" and none of our picks is vegan: the vegan dishes.
+        filters = replace(filters, tags=[t for t in filters.tags if t != "recommended"])
+        dishes = find_dishes(filters)
     extreme = _EXTREME_RE.search(fold(ctx.text))
     if extreme and dishes:
         pick = max if extreme[0].startswith(("most", "teuer", "expens")) else min
@@ -495,7 +501,16 @@ def _view_menu(ctx: SkillContext, lang: str) -> Completed | HandOver:
         else:
             message += " " + _("Ask me for the whole menu, or try fewer filters.")
         return ctx.complete(text=detail, data=data, message=message, name="menu")
-    if _HAVE_RE.search(fold(ctx.text)):
+    if "recommended" in filters.tags:
+        # "What do you recommend?", "Welche Pasta empfehlt ihr?": the owner's picks.
+        others = replace(filters, tags=[t for t in filters.tags if t != "recommended"])
+        rest = ", ".join(others.describe(lang))
+        intro = _("We recommend (%(filters)s):") % {"filters": rest} if rest else _("We recommend:")
+    elif asked_for_picks:
+        intro = _("None of our recommendations is %(filters)s, but we have:") % {
+            "filters": described
+        }
+    elif _HAVE_RE.search(fold(ctx.text)):
         intro = _("Yes, we have:") if described else _("Our menu:")
     elif described:
         intro = _("Our menu (%(filters)s):") % {"filters": described}

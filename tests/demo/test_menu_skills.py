@@ -287,3 +287,39 @@ def test_a_question_about_a_dish_we_do_not_have(text: str, said: str) -> None:
 def test_no_unknown_dish_for_words_of_the_menu_or_the_place(text: str) -> None:
     message, _, _ = ask(text)
     assert "Sorry, we have no" not in message
+
+
+# --- recommendations: the dishes the owner tagged "recommended" ----------------------------
+
+PICKS = ["Vitello tonnato", "Tagliatelle al ragù", "Pizza Diavola", "Saltimbocca alla romana"]
+
+
+def test_what_the_kitchen_recommends_are_the_dishes_tagged_recommended() -> None:
+    message, dishes, _ = ask("What do you recommend?")
+    assert names(dishes) == [*PICKS, "Tiramisù"]
+    assert message.startswith("We recommend:\n")
+    message, dishes, _ = ask("Welche Pasta könnt ihr empfehlen?")
+    assert names(dishes) == ["Tagliatelle al ragù"]
+    assert message.startswith("Wir empfehlen (Pasta):")
+    # The owner decides, in the admin: a dish tagged there is among them.
+    item = MenuItem.objects.get(name="Branzino al forno")
+    item.tags = [*item.tags, "recommended"]
+    item.save()
+    assert "Branzino al forno" in names(ask("What's your specialty?")[1])
+
+
+def test_with_no_pick_that_fits_the_dishes_that_fit_are_offered() -> None:
+    message, dishes, _ = ask("Any vegan recommendations?")
+    assert message.startswith("None of our recommendations is vegan, but we have:")
+    assert dishes and all(d["vegan"] for d in dishes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["What do you recommend?", "Was ist eure Spezialität?", "What's your most popular dish?"],
+)
+def test_a_question_for_a_recommendation_goes_to_the_menu(text: str) -> None:
+    from a2a_app.models import Task
+
+    task = A2AClient().send(text)["task"]
+    assert Task.objects.get(pk=task["id"]).skill_id == "view-menu"
