@@ -218,6 +218,12 @@ class TestClosings:
         assert closing_kind(text) is None
         assert routed(text) == expected
 
+    def test_a_long_message_is_no_closing(self):
+        # Read at once: a closing is short, and a long text is not scanned for one.
+        assert len("Thanks! " * 25) == 200
+        assert closing_kind("Thanks! " * 25) == "thanks"
+        assert closing_kind("Thanks! " * 26) is None
+
     def test_the_reply_is_a_sentence_in_the_language(self):
         assert fallback_text(SEVEN, "en", closing="thanks") == (
             "You're welcome! Is there anything else I can do for you?"

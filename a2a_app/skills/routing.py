@@ -302,11 +302,17 @@ _APPROVAL_WORDS = _wordset(
 )
 
 
+#: A message longer than this is never only thanks or a goodbye (nor read as one).
+CLOSING_MAX_CHARS = 200
+
+
 def closing_kind(text: str) -> str | None:
     """``"thanks"``, ``"goodbye"`` or ``"thanks, goodbye"`` when a message only thanks,
     says goodbye or approves ("Perfect, thank you!", "Danke, bis Samstag!"); None when
     it asks for anything else ("Thanks! Where can I park?")."""
     text = text or ""
+    if len(text) > CLOSING_MAX_CHARS:
+        return None  # thanks and goodbyes are short; a long message asks for something
     thanked, leaving = bool(_THANKS_RE.search(text)), bool(_GOODBYE_RE.search(text))
     if not thanked and not leaving:
         return None
