@@ -85,6 +85,22 @@ def _broken_address(text: str) -> dict[str, str] | None:
     return None
 
 
+# A phone number as guests write one: 7 digits or more, with spaces, dashes, slashes or
+# brackets between them; no dots or colons (dates, times, prices), no ISO date.
+_PHONE_LIKE_RE = re.compile(r"(?<![\w.:/-])\+?\(?\d[\d ()/-]{5,}\d(?![\w.:])")
+_ISO_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _broken_phone(text: str) -> dict[str, str] | None:
+    """A phone number the guest meant to give but that is none ("0151 234567": a digit
+    short for a German mobile), found when no contact could be read from the message."""
+    for match in _PHONE_LIKE_RE.finditer(text or ""):
+        value = match[0].strip()
+        if len(re.sub(r"\D", "", value)) >= 7 and not _ISO_DATE_RE.match(value):
+            return {"value": value}
+    return None
+
+
 def _same_contact(given: str, stored: str) -> bool:
     """The contact given at booking, whatever its case or format."""
     if "@" in stored or "@" in given:
@@ -269,6 +285,9 @@ def _ask_or_book(
         broken = _broken_address(ctx.text) if "contact" in missing else None
         if broken:
             errors["contact"] = [_("“%(value)s” is not a complete e-mail address.") % broken]
+            sentences += errors["contact"]
+        elif "contact" in missing and (phone := _broken_phone(ctx.text)):
+            errors["contact"] = [_("“%(value)s” is not a phone number I can use.") % phone]
             sentences += errors["contact"]
         question = replies.question(missing, [], quoted, known, lang)
         if "time" in missing and "date" in known and _ASKS_FOR_TIMES_RE.search(ctx.text):

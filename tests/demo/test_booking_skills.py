@@ -297,6 +297,22 @@ def test_an_incomplete_e_mail_address_is_said(agent) -> None:
     assert data_of(task)["missing"] == ["contact"]
 
 
+def test_a_phone_number_that_is_none_is_said(agent) -> None:
+    # A German mobile number is 0151 and eight digits: this one is a digit short.
+    first = say(agent, "Tisch für 2 morgen um 19 Uhr", skill=BOOK)
+    task = say(agent, "Meier, 0151 2345678", first)
+    assert state(task) == "INPUT_REQUIRED"
+    assert text_of(task).startswith(
+        "„0151 2345678“ kann ich nicht als Telefonnummer verwenden. Für Ihre Reservierung"
+    )
+    assert data_of(task)["errors"]["contact"] == [
+        "„0151 2345678“ kann ich nicht als Telefonnummer verwenden."
+    ]
+    # Dates, times and prices are no phone numbers.
+    task = say(agent, "Table for 2 on 24.12.2026 at 19:30, name Lee", skill=BOOK)
+    assert "phone number I can use" not in text_of(task)
+
+
 @pytest.mark.parametrize(
     ("again", "weekday"),
     [
