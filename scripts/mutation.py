@@ -49,6 +49,7 @@ TARGETS: dict[str, list[str]] = {
     "a2a_app/core/retention.py": ["tests/test_retention.py"],
     "a2a_app/core/retries.py": ["tests/test_idempotency.py"],
     "a2a_app/core/sending.py": ["tests/test_sending.py", "tests/test_tasks.py", "tests/test_state_machine.py", "tests/test_background.py", "tests/test_transactions.py", "tests/test_idempotency.py", "tests/test_history_limits.py", "tests/test_access.py", "tests/test_hand_over.py", "tests/test_jsonrpc.py"],  # noqa: E501
+    "a2a_app/core/streams.py": ["tests/test_streaming.py", "tests/test_streaming_reads.py", "tests/test_hand_over.py", "tests/test_idempotency.py"],  # noqa: E501
     "a2a_app/core/updates.py": ["tests/test_task_updates.py", "tests/test_state_machine.py"],
     "a2a_app/protocol/jsonrpc_envelope.py": ["tests/test_protocol.py"],
     "a2a_app/protocol/states.py": ["tests/test_state_machine.py"],

@@ -245,6 +245,9 @@ def test_a_retried_streaming_send_streams_the_same_task(install, retrier):
     assert start.run is None  # nothing to run
     assert start.snapshot["task"]["id"] == first["id"]
     assert start.snapshot["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    # Its stream ends where the first one did, at the interrupted state (the sender must
+    # answer), not only at a terminal one as a SubscribeToTask stream does.
+    assert start.until_terminal is False
     assert calls == ["book a table"]
 
 

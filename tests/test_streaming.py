@@ -796,6 +796,39 @@ class TestReconnect:
         task = Task.objects.get()
         assert wait_for_state(str(task.pk), {COMPLETED, FAILED, CANCELED}, 2) == COMPLETED
 
+    def test_an_inline_streamed_skill_learns_that_its_task_was_canceled(self, aclient, install):
+        gate, seen = threading.Event(), {}
+
+        def handler(ctx):
+            seen["before"] = ctx.is_canceled()  # nothing stored yet: nobody could cancel it
+            ctx.progress("started")
+            assert gate.wait(5)
+            seen["after"] = ctx.is_canceled()
+            return ctx.complete("finished", name="result")
+
+        install(handler, key="slow")
+        params = send_params("go", messageId=f"m-{uuid.uuid4()}", metadata={"skillId": "slow"})
+
+        async def scenario():
+            stream = await open_stream(aclient, "SendStreamingMessage", params)
+            first = await stream.event()
+            canceled = await apost(AsyncClient(), "CancelTask", {"id": first["task"]["id"]})
+            gate.set()
+            return json.loads(canceled.content), await stream.rest()
+
+        try:
+            canceled, rest = run(scenario())
+        finally:
+            gate.set()
+        assert canceled["result"]["status"]["state"] == CANCELED
+        assert summary(rest)[-1] == ("status", CANCELED)
+        deadline = time.monotonic() + 5
+        while "after" not in seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert seen == {"before": False, "after": True}
+        # The handler's late result is dropped: the task stays canceled.
+        assert state_of(canceled["result"]["id"]) == CANCELED
+
 
 # --- 8. keep-alives ---------------------------------------------------------------------------
 
