@@ -203,20 +203,34 @@ class ASGIHandler(asgi.ASGIHandler):
 
     async def _lifespan(self, receive: Any, send: Any) -> None:
         """Acknowledge the server's start-up and shutdown (a server told the protocol is
-        unsupported says so in the log of every start). At start-up, make the streams'
-        notifier (importing its client) before the first request, not on the event loop
-        under the first burst of streams; it connects later, when a stream first waits."""
+        unsupported says so in the log of every start), and start the streams' notifier
+        at start-up (:meth:`_start_notifier`)."""
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
-                try:
-                    await notify.aget_notifier()
-                except Exception:  # the first stream tries again; the site still starts
-                    logger.exception("could not make the stream notifier")
+                await self._start_notifier()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+    async def _start_notifier(self) -> None:
+        """Make the streams' notifier and have it listen before the first request.
+
+        Both used to happen under the first burst of streams, on the event loop that
+        served it: importing the Redis client stalled the loop ~0.2 s, and subscribing to
+        Redis while 48 streams opened took 70-125 ms, which the first tasks' events waited
+        for (they set the Redis p99 in docs/performance.md). Under ASGI the site streams,
+        so the listening connection is made once per process here, whether or not a
+        stream comes. A server that sends no lifespan events does both at the first stream.
+        """
+        try:
+            notifier = await notify.aget_notifier()
+            # Returns once listening, or once it gave up for now (Redis or the database
+            # unreachable: streams poll meanwhile and the notifier keeps trying).
+            await notifier.listen()
+        except Exception:  # the first stream tries again; the site still starts
+            logger.exception("could not start the stream notifier")
 
 
 def _content_length(scope: dict[str, Any]) -> int | None:

@@ -370,6 +370,58 @@ def test_it_speaks_the_lifespan_protocol(app):
     assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
 
 
+def start_up(app: ASGIHandler, at_start: Any) -> Any:
+    """Run the lifespan start-up and shutdown; ``at_start()``'s value when the handler
+    says it has started (on the server's event loop, before any request)."""
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    seen_at_start: list[Any] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "lifespan.startup.complete":
+            seen_at_start.append(at_start())
+
+    asyncio.run(asyncio.wait_for(app({"type": "lifespan"}, receive, send), 10))
+    return seen_at_start[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_start_up_has_the_stream_notifier_listen_before_the_first_request(app, settings):
+    """A burst of streams neither makes the notifier nor waits for its connection (it
+    delayed the first tasks' events: docs/performance.md): on PostgreSQL the LISTEN
+    connection is up when the server starts taking requests, on SQLite the poller runs."""
+    from a2a_app.core import notify
+    from a2a_app.core.notify_pg import PostgresNotifier
+
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
+    notify.reset()
+
+    def listening() -> bool:
+        notifier = notify.get_notifier()
+        if isinstance(notifier, PostgresNotifier):
+            return notifier.listening.is_set() and notifier.connections_made == 1
+        return asyncio.get_running_loop() in notifier._pollers
+
+    try:
+        assert start_up(app, listening) is True
+    finally:
+        notify.reset()
+
+
+def test_a_notifier_that_cannot_start_does_not_stop_the_site(app, monkeypatch, caplog):
+    from a2a_app.core import notify
+
+    async def broken() -> None:
+        raise RuntimeError("no notifier today")
+
+    monkeypatch.setattr(notify, "aget_notifier", broken)
+    with caplog.at_level("ERROR", logger="a2a_app.streams"):
+        assert start_up(app, lambda: "started") == "started"
+    assert "could not start the stream notifier" in caplog.text
+
+
 def test_persistent_connections_under_asgi_are_warned_of(caplog, settings):
     """CONN_MAX_AGE is a WSGI worker's setting (the demo's DB_CONN_MAX_AGE): under ASGI
     each request thread would keep a connection of its own."""

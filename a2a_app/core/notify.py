@@ -127,11 +127,17 @@ def _event_counts(task_ids: list[str]) -> dict[str, int]:
         connection.close()  # hand the connection back: the poller is idle most of the time
 
 
-def redis_options() -> dict[str, Any]:
+def redis_options(for_asyncio: bool = False) -> dict[str, Any]:
     """Every Redis call is bounded by ``REDIS_TIMEOUT`` and tried once: a hung Redis must
-    cost a write at most that, and the breaker then skips it."""
+    cost a write at most that, and the breaker then skips it. ``for_asyncio``: the
+    options of a ``redis.asyncio`` client, whose retry policy is a class of its own (given
+    the other, redis-py 6 and later warn at every connection)."""
     from redis.backoff import NoBackoff
-    from redis.retry import Retry
+
+    if for_asyncio:
+        from redis.asyncio.retry import Retry
+    else:
+        from redis.retry import Retry
 
     timeout = a2a_settings.REDIS_TIMEOUT
     return {
@@ -189,7 +195,7 @@ class RedisNotifier:
         import redis.asyncio as aioredis
 
         while True:
-            client = aioredis.Redis.from_url(self.url, **redis_options())
+            client = aioredis.Redis.from_url(self.url, **redis_options(for_asyncio=True))
             try:
                 pubsub = client.pubsub()
                 await pubsub.psubscribe(CHANNEL_PREFIX + "*")

@@ -8,13 +8,14 @@ Only the task id travels: NOTIFY payloads are limited to 8000 bytes, and the eve
 the truth anyway.
 
 Each web process holds ONE listening connection, whatever the number of its streams: a
-daemon thread opened on first use, with a psycopg connection of its own (outside Django's
-connections and pool, in autocommit: a LISTEN inside a transaction would wait for its
-commit). The thread wakes the process's streams through :data:`~a2a_app.core.notify.waiters`
-(``call_soon_threadsafe`` into each stream's event loop), so it serves every event loop
-of the process and no request blocks it. A thread rather than a task on the event loop:
-uvicorn's loop is busy writing SSE frames, and a notification read in a thread is
-handed over in one wake-up of that loop, which it needs anyway.
+daemon thread opened on first use (:mod:`a2a_app.asgi`'s start-up), with a psycopg
+connection of its own (outside Django's connections and pool, in autocommit: a LISTEN
+inside a transaction would wait for its commit). The thread wakes the process's streams
+through :data:`~a2a_app.core.notify.waiters` (``call_soon_threadsafe`` into each stream's
+event loop), so it serves every event loop of the process and no request blocks it. A
+thread rather than a task on the event loop: uvicorn's loop is busy writing SSE frames,
+and a notification read in a thread is handed over in one wake-up of that loop, which it
+needs anyway.
 
 When the connection is lost (the database restarted, the backend was terminated), the
 thread reconnects with a growing delay; meanwhile the streams poll the database (as with
