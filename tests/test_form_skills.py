@@ -217,6 +217,7 @@ def test_a_reply_that_calls_it_off_ends_the_task(booking, reply, language):
         ("no thanks", None),  # may answer a yes/no question
         ("cancel", None),  # the answer in a cancelling skill's form
         ("never mind", {"party_size": 3}),  # a value comes with it
+        ("well, " * 25 + "never mind", None),  # longer than CALLED_OFF_MAX_CHARS: not tried
     ],
 )
 def test_only_a_reply_that_does_nothing_but_call_it_off_ends_it(booking, text, data):
