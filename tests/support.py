@@ -6,6 +6,7 @@ while a stream is open); the JSON-RPC error readers take a response body apart.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -211,3 +212,20 @@ def backend_pids(application_name: str) -> list[int]:
             [application_name],
         )
         return sorted(pid for (pid,) in cursor.fetchall())
+
+
+def start_up(app: Any, at_start: Callable[[], Any]) -> Any:
+    """Run an ASGI app's lifespan start-up and shutdown; ``at_start()``'s value when the
+    app says it has started (called on the server's event loop, before any request)."""
+    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    seen_at_start: list[Any] = []
+
+    async def receive() -> dict[str, Any]:
+        return incoming.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "lifespan.startup.complete":
+            seen_at_start.append(at_start())
+
+    asyncio.run(asyncio.wait_for(app({"type": "lifespan"}, receive, send), 10))
+    return seen_at_start[0]

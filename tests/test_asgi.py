@@ -24,6 +24,7 @@ from a2a_app.asgi import (
     get_asgi_application,
     warn_of_kept_connections,
 )
+from tests.support import start_up
 
 # --- views of this module's URLconf -------------------------------------------------------
 
@@ -368,23 +369,6 @@ def test_it_speaks_the_lifespan_protocol(app):
 
     asyncio.run(asyncio.wait_for(app({"type": "lifespan"}, receive, send), 5))
     assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
-
-
-def start_up(app: ASGIHandler, at_start: Any) -> Any:
-    """Run the lifespan start-up and shutdown; ``at_start()``'s value when the handler
-    says it has started (on the server's event loop, before any request)."""
-    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
-    seen_at_start: list[Any] = []
-
-    async def receive() -> dict[str, Any]:
-        return incoming.pop(0)
-
-    async def send(message: dict[str, Any]) -> None:
-        if message["type"] == "lifespan.startup.complete":
-            seen_at_start.append(at_start())
-
-    asyncio.run(asyncio.wait_for(app({"type": "lifespan"}, receive, send), 10))
-    return seen_at_start[0]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -36,7 +36,7 @@ from a2a_app.core.execution import SAFE_FAILURE_TEXT
 from a2a_app.models import Delivery, Task, TaskArtifact, TaskEvent, TaskMessage
 from a2a_app.protocol.params import SendMessageRequest
 from tests.conftest import user_message
-from tests.support import SCENARIO_TIMEOUT, service_missing
+from tests.support import SCENARIO_TIMEOUT, service_missing, start_up
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -1016,24 +1016,14 @@ def test_with_redis_the_start_up_subscribes_before_the_first_request(monkeypatch
     notify.reset()
     client = redis.Redis.from_url(REDIS_URL)
     patterns_before = client.pubsub_numpat()
-    incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
-    at_start: list[int] = []
-
-    async def receive() -> dict[str, Any]:
-        return incoming.pop(0)
-
-    async def send(message: dict[str, Any]) -> None:
-        if message["type"] == "lifespan.startup.complete":
-            at_start.append(await asyncio.to_thread(client.pubsub_numpat))
-
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            run(ASGIHandler()({"type": "lifespan"}, receive, send))
+            at_start = start_up(ASGIHandler(), client.pubsub_numpat)
     finally:
         notify.reset()
         client.close()
-    assert at_start == [patterns_before + 1]
+    assert at_start == patterns_before + 1
     # redis-py 6 and later warn at every connection given a retry policy of the wrong kind.
     assert [str(w.message) for w in caught if "redis" in w.filename] == []
 
