@@ -233,6 +233,15 @@ def measuring_order(names: list[str], pairs: list[tuple[str, str]]) -> list[str]
     return order
 
 
+def round_order(order: list[str], round_index: int) -> list[str]:
+    """The order round ``round_index`` measures in: ``order``, and backwards every other
+    round. A pair measured A then B in one round is measured B then A in the next, so a
+    drift of the machine within a round, or what a case leaves behind for the next one
+    (dirty pages, a checkpoint, autovacuum), does not always fall on the same side.
+    """
+    return list(order) if round_index % 2 == 0 else order[::-1]
+
+
 def _big_context() -> str:
     from bench.seed import big_context_id
 

@@ -328,7 +328,7 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
         "",
         "```sh",
         "export DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench",
-        "make bench              # the full suite, 15+ minutes; writes this file",
+        "make bench              # the full suite, 40 minutes; writes this file",
         "make bench-smoke        # a few seconds per case, no thresholds, no report (CI)",
         ".venv/bin/python -m bench.run --cases send,get-long --servers uvicorn --report -",
         "```",
@@ -355,11 +355,12 @@ def render(run: Run, opts: argparse.Namespace, db_url: str) -> str:
         "  to stderr as configured by the site.",
         f"- Load: wrk, 1 thread, {opts.connections} connections, {opts.duration:g} s per "
         f"case in {getattr(opts, 'rounds', 1)} interleaved rounds (each round measures "
-        "every case of the server in turn, each budget's case right after its reference "
+        "every case of the server in turn, each budget's case next to its reference "
         "and the a2a-sdk server's cases beside a2a_app's, so that the two see the same "
-        f"machine), after a {opts.warmup:g} s warm-up; every request has a unique messageId and "
-        "JSON-RPC id; every response is checked (status, no JSON-RPC error, the expected "
-        "state or text); a run with any failure writes no report.",
+        "machine, and every other round in the reverse order, so that neither side of a "
+        f"pair is always measured first), after a {opts.warmup:g} s warm-up; every request "
+        "has a unique messageId and JSON-RPC id; every response is checked (status, no "
+        "JSON-RPC error, the expected state or text); a run with any failure writes no report.",
         f"- Data: one task with {LONG_HISTORY:,} history messages; {BIG_CONTEXT_TASKS:,} tasks "
         f"in one context (the deep page starts at task {DEEP_OFFSET:,}; page size "
         f"{PAGE_SIZE}), written with bulk_create and ANALYZEd before the run.",

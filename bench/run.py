@@ -49,6 +49,7 @@ from bench.cases import (
     Case,
     Context,
     measuring_order,
+    round_order,
 )
 from bench.config import (
     LOCK_PATH,
@@ -399,8 +400,9 @@ def run_http(
 
     Each round measures every case for ``duration / rounds`` seconds, each budget's case
     next to its reference (:func:`bench.cases.measuring_order`), so that the two see the
-    same drift of the machine; ``companion`` (the a2a-sdk server, already running) has
-    its cases measured in the same rounds, beside a2a_app's same case.
+    same drift of the machine, every other round backwards (:func:`bench.cases.round_order`);
+    ``companion`` (the a2a-sdk server, already running) has its cases measured in the same
+    rounds, beside a2a_app's same case.
     """
     from bench import procs
 
@@ -431,7 +433,9 @@ def run_http(
         for round_index in range(opts.rounds):
             if opts.rounds > 1:
                 log(f"  round {round_index + 1} of {opts.rounds}")
-            for target, case, case_ctx, alongside in (by_name[name] for name in order):
+            for target, case, case_ctx, alongside in (
+                by_name[name] for name in round_order(order, round_index)
+            ):
                 if any(m.failures for m in slices[case.name]):
                     continue
                 m = measure_slice(target, case, case_ctx, opts, db, warm=round_index == 0)
@@ -657,12 +661,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--servers", help="comma-separated (default: uvicorn,gunicorn-gthread,gunicorn-sync)"
     )
-    parser.add_argument("--duration", type=float, help="seconds per case (default 15)")
+    parser.add_argument("--duration", type=float, help="seconds per case (default 18)")
     parser.add_argument("--warmup", type=float, help="warm-up seconds per case (default 2)")
     parser.add_argument(
         "--rounds",
         type=int,
-        help="interleaved rounds the duration is split into (default 3; 1 with --smoke)",
+        help="interleaved rounds the duration is split into (default 6; 1 with --smoke)",
     )
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--webhook-tasks", type=int, help="tasks with a push config (default 500)")
@@ -707,9 +711,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     args = parser.parse_args(argv)
     smoke = args.smoke
-    args.duration = args.duration or (2 if smoke else 15)
+    args.duration = args.duration or (2 if smoke else 18)
     args.warmup = args.warmup if args.warmup is not None else (0 if smoke else 2)
-    args.rounds = max(1, args.rounds or (1 if smoke else 3))
+    args.rounds = max(1, args.rounds or (1 if smoke else 6))
     args.quiet_wait = args.quiet_wait if args.quiet_wait is not None else (0 if smoke else 20)
     args.busy_retries = args.busy_retries if args.busy_retries is not None else (0 if smoke else 1)
     args.webhook_tasks = args.webhook_tasks or (20 if smoke else 500)

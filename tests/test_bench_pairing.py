@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from bench.cases import CASES, measuring_order
+from bench.cases import CASES, measuring_order, round_order
 from bench.config import REPORT
 from bench.report import Measurement, compared_pairs, paired_ratio
 from bench.run import default_report
@@ -66,3 +66,13 @@ def test_unequal_rounds_fall_back_to_the_totals() -> None:
 def test_only_a_run_of_everything_writes_the_committed_report(options, report) -> None:
     args = argparse.Namespace(**{"smoke": False, "cases": None, "servers": None, **options})
     assert default_report(args) == report
+
+
+def test_every_other_round_measures_each_pair_the_other_way_round() -> None:
+    order = measuring_order([case.name for case in CASES], compared_pairs())
+    first, second = round_order(order, 0), round_order(order, 1)
+    assert first == order and round_order(order, 2) == order
+    assert sorted(second) == sorted(order)
+    for case, reference in compared_pairs():
+        before_in_first = first.index(case) < first.index(reference)
+        assert before_in_first != (second.index(case) < second.index(reference))
