@@ -1028,6 +1028,44 @@ def test_with_redis_the_start_up_subscribes_before_the_first_request(monkeypatch
     assert [str(w.message) for w in caught if "redis" in w.filename] == []
 
 
+def test_a_worker_pool_process_connects_to_redis_before_its_first_event(monkeypatch, settings):
+    """A pool process's first publish used to open the client's connection: 6-30 ms that
+    the first event of each process waited for (the first events set the Redis p99)."""
+    from celery.signals import worker_process_init
+
+    monkeypatch.setattr(socket, "getaddrinfo", REAL_GETADDRINFO)
+    if not redis_reachable():
+        service_missing(f"Redis at {REDIS_URL} is required and not reachable")
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": REDIS_URL}
+    notify.reset()
+    try:
+        worker_process_init.send(sender=None)  # as Celery does in each new pool process
+        pool = notify.get_notifier()._client.connection_pool
+        # Made, and idle in the pool for the first publish to take.
+        assert pool._created_connections == 1
+        assert len(pool._available_connections) == 1
+    finally:
+        notify.reset()
+
+
+def test_an_unreachable_redis_does_not_stop_a_pool_process_starting(monkeypatch, settings, caplog):
+    from a2a_app import jobs
+
+    monkeypatch.setattr(socket, "getaddrinfo", REAL_GETADDRINFO)
+    if importlib.util.find_spec("redis") is None:
+        service_missing("the redis client is required (pip install -r requirements-dev.txt)")
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": "redis://127.0.0.1:1/0"}
+    notify.reset()
+    try:
+        with caplog.at_level("INFO", logger="a2a_app.streams"):
+            jobs.prepare_pool_process()
+        notifier = notify.get_notifier()
+        assert not notifier.breaker.is_open  # left to the first publish to find out
+    finally:
+        notify.reset()
+    assert "is not reachable yet" in caplog.text
+
+
 def test_an_unreachable_redis_still_wakes_streams_of_this_process(
     monkeypatch, settings, aclient, working, later, caplog
 ):

@@ -174,6 +174,18 @@ class RedisNotifier:
             logger.warning("could not publish the event of task %s to Redis", task_id)
             self.breaker.failed()
 
+    def connect(self) -> None:
+        """Open the connection :meth:`publish` uses, now rather than at the first event.
+
+        A pool process's first publish made the client's connection (connect, the client's
+        handshake): 6-30 ms that the first event of each process waited for. A Redis that
+        cannot be reached is left to that first publish (and its breaker) to find out.
+        """
+        try:
+            self._client.ping()
+        except Exception:
+            logger.info("Redis at %s is not reachable yet; the first event will try", self.url)
+
     async def listen(self) -> None:
         """Make sure this event loop is subscribed; returns once it is (or gave up for now).
 
@@ -247,6 +259,15 @@ async def aget_notifier() -> Any:
     if _notifier is not None:
         return _notifier
     return await sync_to_async(get_notifier, thread_sensitive=False)()
+
+
+def prepare_publisher() -> None:
+    """Make this process's notifier and the connection it publishes on (Redis), before
+    the process has events to publish: Celery pool processes call it as they start
+    (:mod:`a2a_app.jobs`), so that their first event is not the one that waits for it."""
+    connect = getattr(get_notifier(), "connect", None)
+    if connect is not None:
+        connect()
 
 
 def _make_notifier() -> Any:
