@@ -37,6 +37,7 @@ from a2a_app.core import dispatch, limits, retries, runner, sending, store
 from a2a_app.core.execution import build_context, resolve_outcome, run_handler
 from a2a_app.core.notify import aget_notifier, waiters
 from a2a_app.core.updates import TaskUpdate
+from a2a_app.db import ensure_live_connection
 from a2a_app.models import Task, TaskEvent
 from a2a_app.protocol.errors import UnsupportedOperationError
 from a2a_app.protocol.params import SendMessageRequest, TaskIdRequest
@@ -290,6 +291,11 @@ class LogReader:
     threads, and a live stream's next event waited behind them. Here the reads asked for
     while a query runs go together into the next query: a burst of streams costs two
     queries' time and one database connection, whatever its size.
+
+    That connection is kept while the process has open streams (and handed back when the
+    last one ends: :func:`release_read_connection`). Taken from the pool for each read,
+    it queued behind the requests of a burst whenever they held every pooled connection:
+    48 streams opening on a pool of 20 made the first events wait 110-190 ms.
     """
 
     #: Tasks per query (SQLite limits the depth of an expression: a long OR chain).
@@ -351,12 +357,12 @@ def log_reader() -> LogReader:
 
 
 def _read_threads() -> ThreadPoolExecutor:
-    # One query at a time per event loop; a few threads serve a process's loops (a server
-    # has one; tests make many).
+    # One thread: its database connection is the one the process's stream reads keep (a
+    # server has one event loop, whose reads go one at a time anyway; tests make many).
     global _read_executor
     with _executor_lock:
         if _read_executor is None:
-            _read_executor = ThreadPoolExecutor(4, thread_name_prefix="a2a-stream-read")
+            _read_executor = ThreadPoolExecutor(1, thread_name_prefix="a2a-stream-read")
     return _read_executor
 
 
@@ -366,8 +372,10 @@ def _chunks(since: dict[str, int], size: int) -> list[dict[str, int]]:
 
 
 def _fetch_logs(chunks: list[dict[str, int]]) -> dict[str, list[tuple[int, JSON]]]:
-    """Each task's events after its sequence number, in order: a query per chunk."""
+    """Each task's events after its sequence number, in order: a query per chunk (on the
+    read thread, whose connection stays open while streams are: see LogReader)."""
     logs: dict[str, list[tuple[int, JSON]]] = defaultdict(list)
+    ensure_live_connection(connection)  # kept open, it may have outlived a restart
     try:
         for since in chunks:
             wanted = functools.reduce(
@@ -380,9 +388,23 @@ def _fetch_logs(chunks: list[dict[str, int]]) -> dict[str, list[tuple[int, JSON]
             )
             for task_id, sequence, body in rows:
                 logs[str(task_id)].append((sequence, body))
-        return logs
-    finally:
-        connection.close()  # no connection is held while the streams wait
+    except Exception:
+        connection.close()  # the next read starts from a fresh one
+        raise
+    if not waiters.watched():
+        connection.close()
+    return logs
+
+
+def release_read_connection() -> None:
+    """Hand the stream reads' connection back once no stream of the process is open."""
+    if not waiters.watched():
+        _read_threads().submit(_close_if_unwatched)
+
+
+def _close_if_unwatched() -> None:
+    if not waiters.watched():  # a stream may have opened meanwhile: it keeps it
+        connection.close()
 
 
 def launch(start: StreamStart) -> StreamStart:
@@ -433,3 +455,4 @@ async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
                 yield {}, False  # keep-alive
     finally:
         waiters.remove(task_id, wake)
+        release_read_connection()
