@@ -28,7 +28,7 @@ from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection, connections, transaction
+from django.db import connection, connections, router, transaction
 from django.db.models import Q
 
 from a2a_app.caller import Caller
@@ -292,8 +292,9 @@ class LogReader:
     while a query runs go together into the next query: a burst of streams costs two
     queries' time and one database connection, whatever its size.
 
-    That connection is kept while the process has open streams (and handed back when the
-    last one ends: :func:`release_read_connection`). Taken from the pool for each read,
+    That connection is kept while the process has open streams (and closed when the
+    last one ends: :func:`release_read_connection`); with Django's pool it is one of its
+    own, outside the pool (:func:`_reads_connection`). Taken from the pool for each read,
     it queued behind the requests of a burst whenever they held every pooled connection:
     48 streams opening on a pool of 20 made the first events wait 110-190 ms.
     """
@@ -375,36 +376,68 @@ def _fetch_logs(chunks: list[dict[str, int]]) -> dict[str, list[tuple[int, JSON]
     """Each task's events after its sequence number, in order: a query per chunk (on the
     read thread, whose connection stays open while streams are: see LogReader)."""
     logs: dict[str, list[tuple[int, JSON]]] = defaultdict(list)
-    ensure_live_connection(connection)  # kept open, it may have outlived a restart
+    reads = _reads_connection()
+    ensure_live_connection(reads)  # kept open, it may have outlived a restart
     try:
         for since in chunks:
             wanted = functools.reduce(
                 operator.or_, (Q(task_id=t, sequence__gt=after) for t, after in since.items())
             )
             rows = (
-                TaskEvent.objects.filter(wanted)
+                TaskEvent.objects.using(reads.alias)
+                .filter(wanted)
                 .order_by("sequence")
                 .values_list("task_id", "sequence", "body")
             )
             for task_id, sequence, body in rows:
                 logs[str(task_id)].append((sequence, body))
     except Exception:
-        connection.close()  # the next read starts from a fresh one
+        reads.close()  # the next read starts from a fresh one
         raise
     if not waiters.watched():
-        connection.close()
+        reads.close()
     return logs
 
 
+#: The stream reads' connection, in the read thread's locals.
+_read_local = threading.local()
+
+#: What PostgreSQL shows for that connection in ``pg_stat_activity``.
+READS_APPLICATION_NAME = "a2a_app stream reads"
+
+
+def _reads_connection() -> Any:
+    """The read thread's connection to the database the event log is read from.
+
+    With Django's connection pool it is a connection of its own, outside the pool (as the
+    LISTEN connection is): taken from the pool, the first read of a burst queued behind
+    the burst's requests while they held every pooled connection (56-121 ms for the
+    first events of 48 opening streams); opened directly, it costs a connect.
+    """
+    reads = getattr(_read_local, "connection", None)
+    if reads is None:
+        alias = router.db_for_read(TaskEvent)
+        reads = connections[alias]
+        options = reads.settings_dict.get("OPTIONS", {})
+        if options.get("pool"):
+            unpooled = {k: v for k, v in options.items() if k != "pool"}
+            unpooled.setdefault("application_name", READS_APPLICATION_NAME)
+            reads = type(reads)({**reads.settings_dict, "OPTIONS": unpooled}, alias)
+            # This thread's queries on the alias (the ORM's among them) use it.
+            connections[alias] = reads
+        _read_local.connection = reads
+    return reads
+
+
 def release_read_connection() -> None:
-    """Hand the stream reads' connection back once no stream of the process is open."""
+    """Close the stream reads' connection once no stream of the process is open."""
     if not waiters.watched():
         _read_threads().submit(_close_if_unwatched)
 
 
 def _close_if_unwatched() -> None:
     if not waiters.watched():  # a stream may have opened meanwhile: it keeps it
-        connection.close()
+        _reads_connection().close()
 
 
 def launch(start: StreamStart) -> StreamStart:
