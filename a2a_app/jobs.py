@@ -22,7 +22,7 @@ from celery import current_task, shared_task
 from celery.signals import worker_process_init
 
 from a2a_app import tracing
-from a2a_app.core import dispatch, notify, retention, runner
+from a2a_app.core import dispatch, notify, queued_runs, retention, runner
 from a2a_app.push import delivery
 from a2a_app.signals import sweep_finished
 
@@ -40,6 +40,9 @@ def deliver_webhooks(config_ids: list[int] | int) -> str:
     """Deliver these configs' events and those of other configs due (one run, many
     configs). An int: a message queued by an older version, one config."""
     dispatch.before_job()
+    # Before it claims: a sender that finds no run queued from here on sends a message of
+    # its own, and what was committed before is this run's (core.queued_runs).
+    queued_runs.started(dispatch.DELIVER_WEBHOOKS)
     return delivery.deliver_due([config_ids] if isinstance(config_ids, int) else config_ids)
 
 

@@ -1033,3 +1033,21 @@ class TaskCount(models.Model):
     def __str__(self) -> str:
         where = self.context_id if self.per_context else "*"
         return f"{self.owner or 'anonymous'}/{where}/{self.state}: {self.tasks}"
+
+
+class QueuedRun(models.Model):
+    """A background job's run that was sent to the broker and has not started yet.
+
+    While one is queued, senders of the same job send no other message: the run claims
+    all the work due when it starts (:mod:`a2a_app.core.queued_runs`). A row is only a
+    hint with an expiry; losing it costs an extra message, never a lost one.
+    """
+
+    #: The Celery task's name.
+    job = models.CharField(max_length=200, primary_key=True)
+    #: Until when senders count on the queued run: a message lost on its way (a broker
+    #: restart, a worker killed before the run started) holds them back this long at most.
+    until = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.job} queued until {self.until:%Y-%m-%d %H:%M:%S}"

@@ -29,7 +29,7 @@ from django.db import connection, transaction
 
 from a2a_app import tracing
 from a2a_app.conf import a2a_settings
-from a2a_app.core import notify
+from a2a_app.core import notify, queued_runs
 from a2a_app.core.breaker import Breaker
 from a2a_app.db import ensure_live_connection
 
@@ -141,12 +141,20 @@ class CeleryDispatcher:
         # One message per run's worth of configs, not one per config (a run claims many);
         # more than one so that several workers share a long list.
         ids = list(config_ids)
+        if not ids:
+            return
+        # A run due now claims whatever is due when it starts: none is needed while
+        # another is queued (a retry's, with a countdown, is for later: always sent).
+        if not countdown and not queued_runs.mark_queued(DELIVER_WEBHOOKS):
+            return
         for start in range(0, len(ids), CONFIGS_PER_RUN):
             chunk = ids[start : start + CONFIGS_PER_RUN]
             try:
                 self._send(DELIVER_WEBHOOKS, (chunk,), countdown)
             except Exception:
                 logger.warning("could not enqueue deliveries of push configs %s", chunk)
+                if not countdown:
+                    queued_runs.started(DELIVER_WEBHOOKS)  # none is queued: let the next send
 
     def publish(self, task_id: str) -> None:
         notify.publish(task_id)

@@ -116,19 +116,22 @@ def deliver_due(
     (``config_ids`` first), then deliver them as :func:`deliver` does one.
 
     The per-run costs (the Celery task, the lease, reading, writing) are paid once for
-    all claimed configs instead of once per config; wake-ups for configs an earlier run
-    delivered already find nothing to claim (one query). Returns a summary of outcomes.
+    all claimed configs instead of once per config; a wake-up for configs an earlier run
+    delivered already finds nothing to claim (one query), and the dispatcher sends none
+    while a run is queued (:mod:`a2a_app.core.queued_runs`). Returns a summary of outcomes.
     """
     requested = list(config_ids)
     lease_until = timezone.now() + timedelta(seconds=lease_seconds())
     claimed = claim_due(requested, limit, lease_until)
     if not claimed:
         return "idle"
-    outcomes = _deliver_claimed(claimed, lease_until, sender, max_deliveries=1000)
     if len(claimed) >= limit:
-        # Perhaps more are due than one run takes: another run (any worker) goes on.
-        left = [pk for pk in requested if pk not in outcomes]
+        # Perhaps more are due than one run takes: another run (any worker) claims them
+        # while this one delivers. (The configs claimed here, named when no others are,
+        # are leased: that run skips them.)
+        left = [pk for pk in requested if pk not in claimed]
         get_dispatcher().schedule_deliveries(left or claimed)
+    outcomes = _deliver_claimed(claimed, lease_until, sender, max_deliveries=1000)
     counts: dict[str, int] = {}
     for outcome in outcomes.values():
         counts[outcome] = counts.get(outcome, 0) + 1

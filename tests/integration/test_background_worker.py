@@ -227,3 +227,68 @@ def test_webhook_that_never_answers_is_retried_then_failed(
     assert receiver.wait_for(1, timeout=20)[0].body["statusUpdate"]["status"]["state"] == (
         "TASK_STATE_COMPLETED"
     )
+
+
+def test_webhook_wake_ups_are_one_message_while_one_is_queued(
+    start_web, start_worker, receiver, redis_url
+) -> None:
+    """Twenty tasks' events pending and no worker yet: one message waits in the broker
+    (core.queued_runs), not one per task; when a worker comes, its runs deliver them all,
+    each task's in order."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    import redis
+
+    from a2a_app.core.dispatch import DELIVER_WEBHOOKS
+
+    broker = redis.Redis.from_url(redis_url)
+    broker.flushdb()  # messages earlier tests left for workers now gone
+    base = start_web()
+    with ThreadPoolExecutor(4) as pool:
+        tasks = list(
+            pool.map(
+                lambda _: send(base, "hello", taskPushNotificationConfig=push_config(receiver)),
+                range(20),
+            )
+        )
+    queued = [json.loads(message) for message in broker.lrange("celery", 0, -1)]
+    wake_ups = [m for m in queued if m["headers"]["task"] == DELIVER_WEBHOOKS]
+    assert len(wake_ups) == 1, [m["headers"]["task"] for m in queued]
+
+    start_worker()
+    expected = Delivery.objects.filter(task_id__in=[t["id"] for t in tasks]).count()
+    assert expected >= 40  # each task's artifact and COMPLETED status at least
+    received = receiver.wait_for(expected)
+    event_ids = [r.headers["X-A2A-Event-Id"] for r in received]
+    assert sorted(event_ids) == sorted(set(event_ids)) and len(event_ids) == expected
+    for task in tasks:
+        sequences = [int(e.rsplit(":", 1)[1]) for e in event_ids if e.startswith(f"{task['id']}:")]
+        assert sequences == sorted(sequences) and sequences, task["id"]
+
+
+def test_a_lost_webhook_wake_up_only_delays_the_deliveries(
+    start_web, start_worker, receiver, redis_url
+) -> None:
+    """The one queued message is lost (Redis restarted: it keeps nothing on disk). Its
+    mark holds senders and the sweep back until it expires; then the sweep's message
+    delivers every event."""
+    import redis
+
+    from a2a_app.core import queued_runs
+    from a2a_app.models import QueuedRun
+
+    base = start_web()
+    tasks = [
+        send(base, "hello", taskPushNotificationConfig=push_config(receiver)) for _ in range(3)
+    ]
+    assert QueuedRun.objects.exists()
+    redis.Redis.from_url(redis_url).flushdb()  # the message is gone
+    lost_at = time.monotonic()
+    start_worker()  # with the sweep, every second
+    expected = Delivery.objects.filter(task_id__in=[t["id"] for t in tasks]).count()
+    ttl = queued_runs.TTL.total_seconds()
+    received = receiver.wait_for(expected, timeout=ttl + 30)
+    assert len(received) == expected
+    # Not before the mark expired: until then the lost run was counted on.
+    assert time.monotonic() - lost_at > ttl - 5
