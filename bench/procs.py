@@ -179,6 +179,35 @@ def start_server(deployment: Deployment, env: dict[str, str], logdir: Path, tag:
 
 def start_worker(env: dict[str, str], logdir: Path, tag: str, concurrency: int) -> Proc:
     """``celery -A a2a_site worker`` (no beat: nothing but the queued work runs)."""
+    [worker] = start_workers(env, logdir, [tag], concurrency)
+    return worker
+
+
+def start_workers(
+    env: dict[str, str], logdir: Path, tags: list[str], concurrency: int
+) -> list[Proc]:
+    """Workers started together, returned once all are ready: started one after the
+    other, the first would take the queued work alone while the next one boots."""
+    procs = [_spawn_worker(env, logdir, tag, concurrency) for tag in tags]
+    deadline = time.monotonic() + 60
+    waiting = list(procs)
+    while waiting and time.monotonic() < deadline:
+        for proc in list(waiting):
+            if not proc.alive():
+                for other in procs:
+                    other.stop()
+                raise RuntimeError(f"celery worker exited:\n{proc.tail()}")
+            if b" ready." in proc.log.read_bytes():
+                waiting.remove(proc)
+        time.sleep(0.1)
+    if waiting:
+        for proc in procs:
+            proc.stop()
+        raise RuntimeError(f"celery worker not ready within 60 s:\n{waiting[0].tail()}")
+    return procs
+
+
+def _spawn_worker(env: dict[str, str], logdir: Path, tag: str, concurrency: int) -> Proc:
     argv = [
         PY,
         "-m",
@@ -196,16 +225,7 @@ def start_worker(env: dict[str, str], logdir: Path, tag: str, concurrency: int) 
         "--hostname",
         f"bench-{tag}-{os.getpid()}@%h",
     ]
-    proc = spawn(argv, env, logdir / f"{tag}.log")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if not proc.alive():
-            raise RuntimeError(f"celery worker exited:\n{proc.tail()}")
-        if b" ready." in proc.log.read_bytes():
-            return proc
-        time.sleep(0.2)
-    proc.stop()
-    raise RuntimeError(f"celery worker not ready within 60 s:\n{proc.tail()}")
+    return spawn(argv, env, logdir / f"{tag}.log")
 
 
 # --- CPU --------------------------------------------------------------------------------

@@ -195,7 +195,7 @@ def run_case(run: Any, opts: argparse.Namespace, db_url: str, logdir: Path) -> N
         task_ids = webhooks.create_tasks(a, receiver.url, opts.webhook_tasks - half)
         task_ids += webhooks.create_tasks(b, receiver.url, half)
         expected = Delivery.objects.filter(task_id__in=task_ids).count()
-        workers = [procs.start_worker(env, logdir, f"scale-worker-{n}", 2) for n in (1, 2)]
+        workers = procs.start_workers(env, logdir, ["scale-worker-1", "scale-worker-2"], 2)
         hooks = webhooks.wait_and_check(receiver, task_ids, expected, timeout=opts.timeout)
         # Both workers must have taken deliveries from the broker (Celery logs each job).
         jobs = [_received(w.tail(10_000_000), "a2a_app.tasks.deliver_webhooks[") for w in workers]
