@@ -26,8 +26,6 @@ from datetime import timedelta
 from django.db import connection
 from django.utils import timezone
 
-from a2a_app.models import QueuedRun
-
 #: How long a mark counts on its run. A run queued behind a longer backlog just gets
 #: company: the next sender after the expiry sends another message.
 TTL = timedelta(seconds=30)
@@ -38,6 +36,10 @@ def mark_queued(job: str) -> bool:
     (False: a run marked earlier has not started and will claim this work too)."""
     if connection.in_atomic_block or not _can_upsert():
         return True
+    # Not at the top: a2a_app.testing imports the dispatcher, and so this module, before
+    # Django's apps are ready (a test suite's conftest).
+    from a2a_app.models import QueuedRun
+
     now = timezone.now()
     adapt = connection.ops.adapt_datetimefield_value
     table = connection.ops.quote_name(QueuedRun._meta.db_table)
@@ -55,6 +57,8 @@ def mark_queued(job: str) -> bool:
 
 def started(job: str) -> None:
     """A run of ``job`` starts (or its message could not be sent): the next sender sends."""
+    from a2a_app.models import QueuedRun
+
     QueuedRun.objects.filter(job=job).delete()
 
 
