@@ -11,13 +11,14 @@ from __future__ import annotations
 import threading
 import time
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.db import connections
 from django.utils import timezone
 
 from a2a_app import jobs
-from a2a_app.models import Delivery, PushConfig
+from a2a_app.models import Delivery, PushConfig, TaskEvent
 from a2a_app.push import delivery
 from a2a_app.push.senders import RequestsSender, WebhookRequest, WebhookResult
 from tests.test_push_volume import dns, receiver, task_with_events  # noqa: F401 (fixtures)
@@ -129,6 +130,39 @@ def test_a_run_claims_at_most_its_limit_and_hands_on_the_rest(
     assert dispatched.deliver_scheduled() == ["1 done"]
     assert len(receiver.event_ids) == 1  # the second config, by the next run
     assert set(Delivery.objects.values_list("status", flat=True)) == {"delivered"}
+
+
+@pytest.mark.django_db
+def test_a_delivery_committed_before_the_lease_is_let_go_gets_a_run(
+    dns,  # noqa: F811
+    dispatched,
+    monkeypatch,
+) -> None:
+    [config] = configs(1, 1)
+    sender = RecordingSender()
+    read = delivery._pending_batches
+    woken: list[str] = []
+
+    def read_then_an_event_arrives(config_ids: list[int]) -> Any:
+        batches, finished = read(config_ids)
+        if config.pk in finished and not woken:
+            # The run has read the config for the last time; its lease still holds.
+            event = TaskEvent.objects.create(
+                task=config.task, sequence=2, kind="status", body={"statusUpdate": {}}
+            )
+            Delivery.objects.create(task=config.task, config=config, event=event, url=config.url)
+            # The event's own message wakes a run that finds the config leased.
+            woken.append(delivery.deliver_due([config.pk], sender=sender))
+        return batches, finished
+
+    monkeypatch.setattr(delivery, "_pending_batches", read_then_an_event_arrives)
+    assert delivery.deliver_due([config.pk], sender=sender) == "1 done"
+    assert woken == ["idle"] and sender.sequences(config) == [1]
+    # Once the lease is let go, the late delivery gets a run of its own, not the sweep.
+    [(ids, countdown)] = dispatched.deliveries
+    assert ids == [config.pk] and countdown == 0
+    assert delivery.deliver_due(ids, sender=sender) == "1 done"
+    assert sender.sequences(config) == [1, 2]
 
 
 @pytest.mark.django_db

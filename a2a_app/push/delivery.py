@@ -275,11 +275,36 @@ def _deliver_claimed(
         again = [pk for pk, outcome in outcomes.items() if outcome == "more"]
         if again:
             get_dispatcher().schedule_deliveries(again)
-        return {pk: "wait" if outcome == "more" else outcome for pk, outcome in outcomes.items()}
     finally:
         PushConfig.objects.filter(pk__in=claimed, delivering_until=lease_until).update(
             delivering_until=None
         )
+    _schedule_late_arrivals([pk for pk, outcome in outcomes.items() if outcome == "done"])
+    return {pk: "wait" if outcome == "more" else outcome for pk, outcome in outcomes.items()}
+
+
+def _schedule_late_arrivals(finished: list[int]) -> None:
+    """Hand on deliveries committed after their config's last read here but before its
+    lease was let go. Their sender's message woke a run that found the config leased
+    and skipped it; without this they would wait for the sweep.
+
+    Read after the release: a delivery committed later has a sender whose message (or
+    the queued run it counted on) comes after the release, and that run claims it.
+    """
+    if not finished:
+        return
+    late = (
+        Delivery.objects.filter(
+            config_id__in=finished,
+            status=Delivery.Status.PENDING,
+            next_attempt_at__lte=timezone.now(),
+        )
+        .order_by()
+        .values_list("config_id", flat=True)
+        .distinct()
+    )
+    if late := sorted(late):
+        get_dispatcher().schedule_deliveries(late)
 
 
 def _deliver_batch(
