@@ -59,7 +59,7 @@ from django.http import FileResponse, HttpResponseBase
 from django.urls import Resolver404, resolve, set_script_prefix
 
 from a2a_app.conf import a2a_settings
-from a2a_app.core import notify
+from a2a_app.core import dispatch, notify
 
 logger = logging.getLogger("a2a_app.streams")
 
@@ -209,6 +209,7 @@ class ASGIHandler(asgi.ASGIHandler):
             message = await receive()
             if message["type"] == "lifespan.startup":
                 await self._start_notifier()
+                _connect_dispatcher()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
@@ -231,6 +232,18 @@ class ASGIHandler(asgi.ASGIHandler):
             await notifier.listen()
         except Exception:  # the first stream tries again; the site still starts
             logger.exception("could not start the stream notifier")
+
+
+def _connect_dispatcher() -> None:
+    """Have the dispatcher connect to the broker now, in the background (a dispatcher
+    that can, such as Celery's): not with the first task or webhook to hand over."""
+    connect = getattr(dispatch.get_dispatcher(), "connect", None)
+    if connect is None:
+        return
+    try:
+        connect()
+    except Exception:  # the first publish connects instead; the site still starts
+        logger.exception("could not connect the dispatcher to its broker")
 
 
 def _content_length(scope: dict[str, Any]) -> int | None:

@@ -356,8 +356,8 @@ def test_with_debug_off_static_files_are_the_web_servers_job(settings):
     assert response["status"] == 404
 
 
-def test_it_speaks_the_lifespan_protocol(app):
-    # Else uvicorn logs "ASGI 'lifespan' protocol appears unsupported." at every start.
+def start_and_stop(app: ASGIHandler) -> list[dict[str, Any]]:
+    """What the app sends for a server's lifespan start-up and shutdown."""
     incoming = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
     sent: list[dict[str, Any]] = []
 
@@ -368,7 +368,33 @@ def test_it_speaks_the_lifespan_protocol(app):
         sent.append(message)
 
     asyncio.run(asyncio.wait_for(app({"type": "lifespan"}, receive, send), 5))
-    assert sent == [{"type": "lifespan.startup.complete"}, {"type": "lifespan.shutdown.complete"}]
+    return sent
+
+
+def test_it_speaks_the_lifespan_protocol(app):
+    # Else uvicorn logs "ASGI 'lifespan' protocol appears unsupported." at every start.
+    assert start_and_stop(app) == [
+        {"type": "lifespan.startup.complete"},
+        {"type": "lifespan.shutdown.complete"},
+    ]
+
+
+def test_start_up_has_the_dispatcher_connect_to_its_broker(app):
+    """Not the first task or webhook handed over: a cold publish outlasted
+    BROKER_PUBLISH_TIMEOUT on a busy machine and opened the breaker."""
+    from a2a_app.core import dispatch
+    from a2a_app.testing import RecordingDispatcher
+
+    class ConnectingDispatcher(RecordingDispatcher):
+        connects = 0
+
+        def connect(self) -> None:
+            self.connects += 1
+
+    with dispatch.dispatching_to(ConnectingDispatcher()) as dispatcher:
+        sent = start_and_stop(app)
+    assert dispatcher.connects == 1
+    assert sent[0] == {"type": "lifespan.startup.complete"}
 
 
 @pytest.mark.django_db(transaction=True)
