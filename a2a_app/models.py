@@ -352,6 +352,13 @@ class Task(models.Model):
     first_message_id = models.CharField(
         _("first message id"), max_length=200, blank=True, default=""
     )
+    #: The whole history (the messages' bodies, oldest first) while it is short: written
+    #: with each message (core/updates.py), NULL once its JSON would pass
+    #: ``SHORT_HISTORY_BYTES``, and on tasks written before it was kept. A ListTasks page
+    #: and GetTask read it from the row they already read, where each task's history
+    #: otherwise costs a probe of the message index (docs/queries.md); the TaskMessage
+    #: rows stay the history of record.
+    short_history = models.JSONField(_("short history"), null=True, blank=True, editable=False)
     # Counters kept under the task's row lock: the next positions without a MAX() query.
     message_count = models.PositiveIntegerField(_("message count"), default=0)
     artifact_count = models.PositiveIntegerField(_("artifact count"), default=0)

@@ -52,8 +52,9 @@ def message(task: Task, position: int, text: str) -> TaskMessage:
 @pytest.fixture
 def caller() -> Caller:
     """A caller with 30 tasks in two contexts and three states: varied history lengths
-    (0 to 7 messages, some long), artifacts, status messages, metadata, and timestamp
-    ties (so the id breaks them), plus another caller's tasks that must never show."""
+    (0 to 7 messages, some long; half of them also on the task row), artifacts, status
+    messages, metadata, and timestamp ties (so the id breaks them), plus another caller's
+    tasks that must never show."""
     user = get_user_model().objects.create_user("lister")
     owner = f"user:{user.pk}"
     tasks, messages, artifacts = [], [], []
@@ -77,8 +78,11 @@ def caller() -> Caller:
             created_at=BASE,
         )
         tasks.append(task)
-        for position in range(i % 8):
-            messages.append(message(task, position, "x" * (position * 300 + i)))
+        history = [message(task, position, "x" * (position * 300 + i)) for position in range(i % 8)]
+        messages.extend(history)
+        task.message_count = len(history)
+        if i % 2 == 0:  # as a2a_app writes it; the other half as tasks from before 0014
+            task.short_history = [m.body for m in history]
         for position in range(i % 3):
             body = {"artifactId": f"a-{i}-{position}", "parts": [{"text": "y" * (100 * i)}]}
             artifacts.append(
@@ -157,6 +161,29 @@ def test_fast_path_answers_what_the_portable_path_answers(
         assert compared > 0
     if max_page_bytes == 3000 and not filters:
         assert cut > 0  # MAX_PAGE_BYTES did shorten pages, the same way on both paths
+
+
+def test_a_history_the_row_holds_is_read_from_the_row(caller):
+    """With its message rows gone, a task that holds its history on its row still lists
+    it whole: the page read the row. Asked for fewer messages than it has, the page
+    reads the rows (the row holds all or nothing of what was asked)."""
+    task = Task.objects.get(pk=uuid.UUID(int=25))  # i = 6: six messages, on its row too
+    assert task.message_count == len(task.short_history) == 6
+    TaskMessage.objects.filter(task=task).delete()
+
+    def history(**params):
+        page = all_pages({"pageSize": 50, **params}, caller)[0]["tasks"]
+        return next(t for t in page if t["id"] == str(task.pk)).get("history")
+
+    assert history() == task.short_history
+    assert history(historyLength=6) == task.short_history
+    assert history(historyLength=5) is None  # the rows are what was asked, and gone
+    assert history(historyLength=0) is None
+    # A message written around TaskUpdate (a bulk load) leaves the row's list short: the
+    # page no longer takes it for the whole history.
+    TaskMessage.objects.bulk_create([message(task, 6, "late")])
+    Task.objects.filter(pk=task.pk).update(message_count=7)
+    assert [m["messageId"] for m in history()] == [f"m-{task.pk}-6"]
 
 
 def test_fast_path_is_one_statement_whatever_the_page(caller, monkeypatch):

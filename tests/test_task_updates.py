@@ -225,6 +225,55 @@ def test_positions_and_sequences_go_on_from_the_counts(
     assert [(p, a) for p, a, _, _ in artifacts_of(task)] == [(0, "a1"), (1, "a2")]
 
 
+def test_the_row_holds_the_whole_history_while_it_is_short(
+    change, dispatcher, django_capture_on_commit_callbacks
+):
+    task = created(django_capture_on_commit_callbacks, user_says("first"))
+    assert Task.objects.get(pk=task.pk).short_history == [user_says("first").to_wire()]
+    with change(task) as update:
+        update.set_status(TaskState.WORKING, agent_says("busy", task))
+        update.add_message(user_says("more"))
+    with change(task) as update:  # no message: the row's history is left as it is
+        update.add_artifact(artifact("a1", "x"))
+    with change(task) as update:
+        update.set_status(TaskState.INPUT_REQUIRED, agent_says("which day?", task))
+    stored = Task.objects.get(pk=task.pk)
+    assert stored.short_history == [body for _, _, _, body in history_of(task)]
+    assert len(stored.short_history) == stored.message_count == 4
+
+
+def test_a_history_past_the_limit_is_read_from_its_rows_from_then_on(
+    change, dispatcher, django_capture_on_commit_callbacks, monkeypatch
+):
+    def says(letter: str, length: int) -> Message:
+        return Message(message_id=letter, role=Role.USER, parts=[Part.text_part(letter * length)])
+
+    monkeypatch.setattr(updates, "SHORT_HISTORY_BYTES", 600)
+    task = created(django_capture_on_commit_callbacks, says("a", 100))
+    with change(task) as update:
+        update.add_message(says("b", 100))
+    kept = Task.objects.get(pk=task.pk).short_history
+    assert [m["parts"][0]["text"][0] for m in kept] == ["a", "b"]
+    assert len(updates._COMPACT.encode(kept)) <= 600
+    with change(task) as update:
+        update.add_message(says("c", 300))
+    assert Task.objects.get(pk=task.pk).short_history is None
+    with change(task) as update:  # short again? it stays unkept: the rows are the record
+        update.add_message(says("d", 1))
+    stored = Task.objects.get(pk=task.pk)
+    assert stored.short_history is None and stored.message_count == 4
+
+
+def test_a_task_written_before_the_row_held_history_stays_so(
+    change, dispatcher, django_capture_on_commit_callbacks
+):
+    task = created(django_capture_on_commit_callbacks, user_says("old"))
+    Task.objects.filter(pk=task.pk).update(short_history=None)  # as 0014 leaves old rows
+    with change(task) as update:
+        update.add_message(user_says("new"))
+    assert Task.objects.get(pk=task.pk).short_history is None
+
+
 def test_a_status_event_carries_the_status_as_stored(change, dispatcher, task):
     said = agent_says("working on it", task)
     with change(task) as update:

@@ -518,6 +518,24 @@ class TestGetTask:
         as_string = rpc("GetTask", {"id": task["id"], "historyLength": "2"})["result"]
         assert as_string["history"] == full["history"][-2:]
 
+    @pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="the one-statement GetTask is PostgreSQL's"
+    )
+    def test_a_history_the_row_holds_is_read_from_the_row(self, rpc):
+        """The task row holds a short history whole (Task.short_history): with the
+        message rows gone, GetTask still answers it, so it read the row. Asked for fewer
+        messages than the task has, it reads the rows."""
+        task = new_task(rpc, "input please")  # the question and the agent's answer
+        full = rpc("GetTask", {"id": task["id"]})["result"]["history"]
+        assert [m["role"] for m in full] == [USER, "ROLE_AGENT"]
+        assert Task.objects.get(pk=task["id"]).short_history == full
+        TaskMessage.objects.filter(task_id=task["id"]).delete()
+        for asked in ({}, {"historyLength": 2}, {"historyLength": 200}):
+            got = rpc("GetTask", {"id": task["id"], **asked})["result"]
+            assert got["history"] == full, asked
+        trimmed = rpc("GetTask", {"id": task["id"], "historyLength": 1})["result"]
+        assert "history" not in trimmed  # read from the rows, which are gone
+
     @pytest.mark.parametrize(
         "task_id", ["7d9f1b3c-4e6a-4c8d-9e0f-5a7b9c1d3e4f", "garbage", "' OR 1=1 --"]
     )

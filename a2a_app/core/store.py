@@ -242,7 +242,9 @@ def read_task_by_id(task_id: str, caller: Caller, history_length: int | None) ->
         raise _not_found(task_id)
     *values, history_json, artifacts_json = found
     task = _task_from_row(values)
-    return task_to_wire(task, json.loads(history_json), json.loads(artifacts_json))
+    # NULL: the row holds what was asked (the whole history); no message row was read.
+    history = task.short_history if history_json is None else json.loads(history_json)
+    return task_to_wire(task, history, json.loads(artifacts_json))
 
 
 @cache
@@ -261,6 +263,8 @@ WRITTEN_HISTORY_LENGTHS = 100
 def _task_with_rows_sql(history_length: int | None) -> str:
     """GetTask's statement: the task, its newest ``history_length`` messages (None: all;
     -1: as many as a parameter says, before the task's id and owner) and its artifacts.
+    The messages are NULL, and not read, when the task row holds all of them
+    (``Task.short_history``) and no fewer were asked for.
 
     The length is written into the statement, not bound: with ``LIMIT $1`` PostgreSQL
     rejects the generic plan of the prepared statement (it cannot tell how many messages
@@ -271,12 +275,20 @@ def _task_with_rows_sql(history_length: int | None) -> str:
     task, message, artifact = (quote(m._meta.db_table) for m in (Task, TaskMessage, TaskArtifact))
     columns = ", ".join(f"t.{quote(f.column)}" for f in Task._meta.concrete_fields)
     limit = "ALL" if history_length is None else "%s" if history_length < 0 else int(history_length)
+    # Whole only if it counts as many messages as the task has: a message row written
+    # around TaskUpdate (a bulk load, say) leaves the row's list short, and unused.
+    on_row = "jsonb_array_length(t.short_history) = t.message_count" + (
+        "" if history_length is None else f" AND {int(history_length)} >= t.message_count"
+    )
+    if history_length is not None and history_length < 0:
+        on_row = "false"
     # The newest N, then oldest first.
     return (
         f"SELECT {columns}, "
+        f"CASE WHEN {on_row} THEN NULL ELSE "
         f"(SELECT coalesce(json_agg(h.body ORDER BY h.position), '[]')::text FROM "
         f"(SELECT m.body, m.position FROM {message} m WHERE m.task_id = t.id "
-        f"ORDER BY m.position DESC LIMIT {limit}) h) AS history_json, "
+        f"ORDER BY m.position DESC LIMIT {limit}) h) END AS history_json, "
         f"(SELECT coalesce(json_agg(a.body ORDER BY a.position), '[]')::text "
         f"FROM {artifact} a WHERE a.task_id = t.id) AS artifacts_json "
         f"FROM {task} t WHERE t.id = %s AND t.owner = %s"

@@ -7,7 +7,8 @@ Here one hand-written statement, bound on the server so that PostgreSQL keeps it
 prepared (:func:`a2a_app.db.statement_cursor`), returns the ``totalSize`` (from the
 kept counts, or a COUNT with ``statusTimestampAfter``, as the portable path) and the page
 itself as JSON text: the database writes each task (its status message, metadata,
-trimmed history and artifacts as they are stored), keeps the tasks that fit
+trimmed history and artifacts as they are stored; the history from the task row when
+the row holds all of it, ``Task.short_history``), keeps the tasks that fit
 ``MAX_PAGE_BYTES`` (measured as the portable path measures them) and says which was the
 last, for the page token. The text goes into the answer as it is
 (:class:`~a2a_app.protocol.encoding.RawJSON`): the server neither reads it into Python
@@ -70,7 +71,14 @@ def list_tasks(
             count_params.append(state)
     else:
         count_params = list(filters)
-    params = [request.page_size, a2a_settings.MAX_PAGE_BYTES, *count_params, *filters]
+    params = [
+        request.page_size,
+        a2a_settings.MAX_PAGE_BYTES,
+        *count_params,
+        request.history_length,
+        request.history_length,
+        *filters,
+    ]
     if cursor is not None:
         params.extend(cursor)
     params.append(request.history_length)
@@ -116,9 +124,9 @@ def _page_sql(
     statement cost); with the number, the prepared generic plan walks the index.
 
     Parameters, in order: pageSize and ``MAX_PAGE_BYTES`` (NULL: no limit), the count's
-    (kept counts: per_context, owner, context_id[, state]; else the filters), the filters
-    (owner[, context_id][, state][, after]), the cursor's (timestamp, id), historyLength
-    (NULL: all).
+    (kept counts: per_context, owner, context_id[, state]; else the filters),
+    historyLength twice (for the history on the task row), the filters (owner[,
+    context_id][, state][, after]), the cursor's (timestamp, id), historyLength (NULL: all).
 
     One row: the total; how many tasks were read (up to pageSize + 1) and how many of
     them the page keeps (pageSize at most, and no more than fit ``MAX_PAGE_BYTES``, but
@@ -150,7 +158,10 @@ def _page_sql(
     # straight to the page (store.list_tasks says why).
     keyset = " AND (t.status_timestamp, t.id) < (%s, %s)" if cursor else ""
     # Sizes as store.fit_in_bytes measures them: the stored JSON's text, the newest
-    # historyLength messages (LIMIT NULL: all of them) and every artifact.
+    # historyLength messages (LIMIT NULL: all of them) and every artifact. A history
+    # the task row holds whole (Task.short_history) and the page wants whole is its
+    # array's text less "[", "]" and the ", " between elements: PostgreSQL writes each
+    # element as it writes that message's own jsonb, so the sizes are the same.
     artifacts_json, artifacts_size = "''", "0"
     if artifacts:
         artifacts_json = (
@@ -171,7 +182,8 @@ def _page_sql(
         f"|| CASE WHEN {_present('t.status_message')} "
         "THEN ',\"message\":' || t.status_message::text ELSE '' END || '}' "
         f"|| {artifacts_json} "
-        "|| CASE WHEN h.messages > 0 THEN ',\"history\":[' || h.bodies || ']' ELSE '' END "
+        "|| CASE WHEN t.on_row THEN ',\"history\":' || t.short_history "
+        "WHEN h.messages > 0 THEN ',\"history\":[' || h.bodies || ']' ELSE '' END "
         f"|| CASE WHEN {_present('t.metadata')} "
         "THEN ',\"metadata\":' || t.metadata::text ELSE '' END || '}'"
     )
@@ -189,16 +201,25 @@ def _page_sql(
         "sum(p.size) OVER w AS running FROM ("
         "SELECT t.id::text AS id, t.status_timestamp, t.id AS uuid, "
         "(extract(epoch FROM t.status_timestamp) * 1000000)::bigint AS micros, "
-        f"h.size + {artifacts_size} AS size, {body} AS body "
+        "CASE WHEN t.on_row THEN length(t.short_history) - 2 * t.message_count "
+        f"ELSE h.size END + {artifacts_size} AS size, {body} AS body "
         "FROM ("
         f"SELECT t.id, t.context_id, t.state, t.status_timestamp, t.status_message, "
-        f"t.metadata FROM {task} t WHERE {where}{keyset} "
+        "t.metadata, t.message_count, t.short_history::text AS short_history, "
+        "t.short_history IS NOT NULL AND t.message_count > 0 "
+        "AND jsonb_array_length(t.short_history) = t.message_count "
+        "AND (%s::integer IS NULL OR %s::integer >= t.message_count) AS on_row "
+        f"FROM {task} t WHERE {where}{keyset} "
         f"ORDER BY t.status_timestamp DESC, t.id DESC LIMIT {int(limit)}) t "
+        # The message rows only for a task whose row does not hold what the page wants:
+        # the whole history (as many messages as the task counts; one written around
+        # TaskUpdate leaves the row's list short), and no fewer were asked for. A
+        # condition on the outer row alone: PostgreSQL skips the probe, not filters it.
         "LEFT JOIN LATERAL ("
         "SELECT count(*) AS messages, string_agg(r.body, ',' ORDER BY r.position) AS bodies, "
         "coalesce(sum(length(r.body)), 0) AS size FROM ("
         f"SELECT m.body::text AS body, m.position FROM {message} m WHERE m.task_id = t.id "
-        "ORDER BY m.position DESC LIMIT %s) r) h ON true"
+        "ORDER BY m.position DESC LIMIT %s) r WHERE NOT t.on_row) h ON true"
         ") p WINDOW w AS (ORDER BY p.status_timestamp DESC, p.uuid DESC "
         "ROWS UNBOUNDED PRECEDING)"
         ") s) q ON true "

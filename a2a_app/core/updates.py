@@ -10,6 +10,7 @@ skills, workers, site code and cancellation all leave the same trail.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,15 @@ _TASK_FIELDS = [
     "finished_at",
 ]
 
+
+#: ``Task.short_history`` holds the whole history while its compact JSON is at most this
+#: long: a few messages of text, in the task row without PostgreSQL moving it out of line
+#: (TOAST compresses such JSON to a fraction), so the readers that use it read no more
+#: pages than the row's. A longer history is read from the message rows.
+SHORT_HISTORY_BYTES = 4096
+
+#: Made once: json.dumps with options makes a new encoder per call.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
 
 if TYPE_CHECKING:
     from a2a_app.caller import Caller
@@ -169,6 +179,14 @@ class TaskUpdate:
         first_message, first_event = task.message_count, task.event_count
         first_artifact = task.artifact_count
         task.message_count += len(self._messages)
+        update_fields = _TASK_FIELDS
+        if self._messages:
+            task.short_history = _extended(
+                [] if self.is_new else task.short_history, first_message, self._messages
+            )
+            update_fields = [*update_fields, "short_history"]
+        if self.skill_changed:
+            update_fields = [*update_fields, "skill_id"]
         task.event_count += len(self._events)
         task.artifact_count += len(new_artifacts)
         replaced = self._replace_push_configs()
@@ -201,7 +219,7 @@ class TaskUpdate:
         event_ids = rows.write(
             task,
             is_new=self.is_new,
-            update_fields=[*_TASK_FIELDS, "skill_id"] if self.skill_changed else _TASK_FIELDS,
+            update_fields=update_fields,
             tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
             # Nobody can watch a task before its first write commits: no NOTIFY then (it
             # cost PostgreSQL ~0.2 ms of CPU per SendMessage).
@@ -298,6 +316,16 @@ class TaskUpdate:
         """The task's artifacts after save() (given its artifacts, or a new task)."""
         assert self.artifacts is not None, "TaskUpdate was not given the task's artifacts"
         return self.artifacts
+
+
+def _extended(history: list[JSON] | None, count: int, new: list[JSON]) -> list[JSON] | None:
+    """``Task.short_history`` after ``new`` messages: None once it no longer fits
+    ``SHORT_HISTORY_BYTES`` (or was never kept, or misses some of the ``count`` messages
+    the task had: rows written around this class), and from then on."""
+    if history is None or len(history) != count:
+        return None
+    extended = [*history, *new]
+    return extended if len(_COMPACT.encode(extended)) <= SHORT_HISTORY_BYTES else None
 
 
 def _notify(task_id: str) -> tuple[str, str] | None:
