@@ -1,7 +1,8 @@
 """ListTasks of one caller across its contexts, at 1,000 and at 1,000,000 tasks.
 
 Two authenticated callers (each with an API key) own ``SMALL`` and ``LARGE`` tasks,
-spread over contexts of ``PER_CONTEXT`` tasks, one history message each, 1 ms apart.
+spread over contexts of ``PER_CONTEXT`` tasks, one history message each (in its row, and
+on the task row as ``short_history``, as a2a_app writes them), 1 ms apart.
 PostgreSQL writes them with ``INSERT ... SELECT generate_series`` (a million tasks and
 their messages in about a minute); the counting triggers count each statement once.
 Then :func:`a2a_app.core.task_counts.rebuild` recounts (the path a bulk load that
@@ -47,13 +48,18 @@ def _insert_postgresql(owner: str, tasks: int) -> None:
             f"""
             INSERT INTO {table} (id, context_id, owner, skill_id, state, status_timestamp,
                 metadata, skill_state, protocol_version, created_at, summary,
-                first_message_id, message_count, artifact_count, event_count,
+                first_message_id, message_count, short_history, artifact_count, event_count,
                 push_config_count, background, run_attempts)
             SELECT md5(%(owner)s || i)::uuid, %(owner)s || '-ctx-' || (i / %(per)s),
                 %(owner)s, 'conformance', %(state)s,
                 %(base)s::timestamptz + i * interval '1 millisecond', '{{}}', '{{}}', '1.0',
-                %(base)s::timestamptz + i * interval '1 millisecond', 'hello', '', 1, 0, 0,
-                0, false, 0
+                %(base)s::timestamptz + i * interval '1 millisecond', 'hello', '', 1,
+                jsonb_build_array(jsonb_build_object(
+                    'messageId', 'bench-' || md5(%(owner)s || i)::uuid, 'role', 'ROLE_USER',
+                    'contextId', %(owner)s || '-ctx-' || (i / %(per)s),
+                    'taskId', md5(%(owner)s || i)::uuid::text,
+                    'parts', jsonb_build_array(jsonb_build_object('text', 'hello')))),
+                0, 0, 0, false, 0
             FROM generate_series(0, %(n)s - 1) AS i
             """,
             {"owner": owner, "per": PER_CONTEXT, "state": COMPLETED, "n": tasks, "base": _base()},
@@ -82,9 +88,12 @@ def _insert_orm(owner: str, tasks: int) -> None:
             task = _task(f"{owner}-ctx-{i // PER_CONTEXT}", base + timedelta(milliseconds=i), 1)
             task.owner = owner
             rows.append(task)
+        messages = [_message(t, 0, "hello") for t in rows]
+        for task, message in zip(rows, messages, strict=True):
+            task.short_history = [message.body]
         with transaction.atomic():
             Task.objects.bulk_create(rows)
-            TaskMessage.objects.bulk_create([_message(t, 0, "hello") for t in rows])
+            TaskMessage.objects.bulk_create(messages)
 
 
 def _base():
