@@ -16,12 +16,12 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from a2a_app.core import notify, rows
+from a2a_app.core import notify, notify_pg, rows
 from a2a_app.core.notify import DatabaseNotifier, RedisNotifier, waiters
 from a2a_app.core.notify_pg import APPLICATION_NAME
 from a2a_app.core.updates import TaskUpdate
 from a2a_app.models import Task, TaskEvent
-from a2a_app.protocol.types import TaskState
+from a2a_app.protocol.types import Artifact, Part, TaskState
 
 on_postgresql = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="LISTEN/NOTIFY is PostgreSQL's"
@@ -93,21 +93,45 @@ def working_update(task_id: uuid.UUID | None = None) -> TaskUpdate:
 
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
-def test_a_committed_write_of_events_notifies_once_with_the_task_id(
+def test_a_committed_write_of_events_notifies_at_commit_with_its_events(
     settings, fresh_notifier, listener
 ) -> None:
     settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
     notify.reset()
     update = working_update()
+    update.save()
     with transaction.atomic():
-        update.save()
-        assert listener.received(0.2) == []  # not before the commit
-        update2 = TaskUpdate(update.task)
-        update2.set_status(TaskState.COMPLETED)
+        update2 = TaskUpdate(Task.objects.get(pk=update.task.pk))
+        update2.add_artifact(Artifact(artifact_id="a-1", parts=[Part.text_part("Grüße")]))
         update2.save()
-    # Two writes of one transaction, identical payloads: PostgreSQL sends one.
-    assert listener.received() == [str(update.task.pk)]
-    assert TaskEvent.objects.filter(task=update.task).count() == 2
+        update3 = TaskUpdate(update2.task)
+        update3.set_status(TaskState.COMPLETED)
+        update3.save()
+        assert listener.received(0.2) == []  # not before the commit
+    received = [notify_pg.parse_payload(payload) for payload in listener.received()]
+    task_id = str(update.task.pk)
+    log = list(TaskEvent.objects.filter(task=update.task).order_by("sequence").values_list("body"))
+    # One notification per write, in order, each carrying the events that write logged,
+    # as a read of the log returns them.
+    assert received == [
+        (task_id, notify.EventBatch(2, [log[1][0]])),
+        (task_id, notify.EventBatch(3, [log[2][0]])),
+    ]
+    assert log[1][0]["artifactUpdate"]["artifact"]["parts"] == [{"text": "Grüße"}]
+
+
+def test_events_too_large_for_a_payload_travel_as_the_task_id() -> None:
+    small = notify_pg.payload("t-1", 4, [{"statusUpdate": {"taskId": "t-1"}}])
+    assert notify_pg.parse_payload(small) == (
+        "t-1",
+        notify.EventBatch(4, [{"statusUpdate": {"taskId": "t-1"}}]),
+    )
+    large = notify_pg.payload("t-1", 4, [{"text": "é" * 1400}])  # 8,400 bytes escaped
+    assert large == "t-1"
+    assert notify_pg.parse_payload(large) == ("t-1", None)
+    fits = notify_pg.payload("t-1", 4, [{"text": "x" * 7970}])
+    assert len(fits.encode()) <= notify_pg.MAX_PAYLOAD_BYTES < 8000
+    assert notify_pg.parse_payload("[garbled") == ("", None)
 
 
 @on_postgresql
@@ -138,7 +162,7 @@ def test_a_new_tasks_first_write_notifies_nobody(settings, fresh_notifier, liste
     later = TaskUpdate(Task.objects.get(pk=update.task.pk))
     later.set_status(TaskState.COMPLETED)
     later.save()
-    assert listener.received() == [str(update.task.pk)]
+    assert [notify_pg.parse_payload(p)[0] for p in listener.received()] == [str(update.task.pk)]
 
 
 @on_postgresql

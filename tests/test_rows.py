@@ -170,7 +170,7 @@ def written_row(task: Task) -> dict:
 def as_json(row: dict) -> dict:
     import json
 
-    return json.loads(rows._dumps([row]))[0]
+    return json.loads(rows.encode_json([row]))[0]
 
 
 def test_values_a_field_keeps_are_written_as_the_field_would_prepare_them():

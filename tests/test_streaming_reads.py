@@ -356,3 +356,77 @@ def test_streams_are_told_before_the_signals_receivers_run(dispatched, working_t
     finally:
         task_status_changed.disconnect(receiver)
     assert published_when_signalled == [True]
+
+
+on_postgresql = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="LISTEN/NOTIFY is PostgreSQL's"
+)
+
+
+def _stream_to_its_end(task_id: str, later: Callable[..., Any], text: str) -> list[Any]:
+    async def scenario():
+        stream = await open_stream(AsyncClient(), "SubscribeToTask", {"id": task_id})
+        await stream.event()  # the snapshot, then the read of what came after it
+        finisher = later(api.complete, task_id, text, delay=0.05)
+        return await stream.rest(), finisher
+
+    rest, finisher = run(scenario())
+    finisher.outcome()
+    return rest
+
+
+@on_postgresql
+def test_a_stream_sends_the_events_its_notification_carried_without_a_read(
+    settings, working_tasks, fetch, later
+):
+    """With LISTEN/NOTIFY the notification carries the events: a stream that has read
+    everything before them sends them on, with no query (under a burst of opening
+    streams, that read was up to ~35 ms of an event's way)."""
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
+    notify.reset()
+    (task_id,) = working_tasks(1)
+    before = len(log_bodies(task_id))
+    rest = _stream_to_its_end(task_id, later, "done")
+    assert summary(rest) == [("artifact", "done"), ("status", COMPLETED)]
+    # What a read of the log returns, exactly.
+    assert rest == log_bodies(task_id, after=before)
+    assert [call.tasks for call in fetch.calls] == [{task_id}]  # the stream's first read only
+
+
+@on_postgresql
+def test_events_too_large_to_be_carried_are_read_from_the_log(
+    settings, working_tasks, fetch, later
+):
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
+    notify.reset()
+    (task_id,) = working_tasks(1)
+    before = len(log_bodies(task_id))
+    text = "Menü " * 2_000  # past PostgreSQL's 8,000 bytes: the payload is the task id
+    rest = _stream_to_its_end(task_id, later, text)
+    assert summary(rest) == [("artifact", text), ("status", COMPLETED)]
+    assert rest == log_bodies(task_id, after=before)
+    assert [call.tasks for call in fetch.calls] == [{task_id}, {task_id}]
+
+
+def test_a_wake_up_gives_the_carried_events_only_when_they_follow_what_was_read():
+    def wake_with(*batches: notify.EventBatch | None) -> notify.Wake:
+        wake = notify.Wake()
+        for batch in batches:
+            wake.deliver(batch)
+        return wake
+
+    a, b, c = {"n": "a"}, {"n": "b"}, {"n": "c"}
+    # In order after sequence 1, across batches.
+    wake = wake_with(notify.EventBatch(2, [a, b]), notify.EventBatch(4, [c]))
+    assert wake.take(1) == [(2, a), (3, b), (4, c)]
+    assert not wake.is_set() and wake.batches == []
+    # Already read (a wake-up that came during a read): skipped, nothing to send.
+    assert wake_with(notify.EventBatch(2, [a, b])).take(3) == []
+    assert wake_with(notify.EventBatch(2, [a, b])).take(2) == [(3, b)]
+    # A gap (an event that no notification carried) or a wake-up that carried nothing:
+    # read the log.
+    assert wake_with(notify.EventBatch(3, [b])).take(1) is None
+    assert wake_with(notify.EventBatch(2, [a]), None).take(1) is None
+    wake = wake_with(notify.EventBatch(2, [a]))
+    wake.clear()  # a read that follows covers what was delivered
+    assert wake.take(1) == [] and not wake.is_set()

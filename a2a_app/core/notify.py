@@ -28,6 +28,7 @@ import logging
 import threading
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -40,18 +41,64 @@ logger = logging.getLogger("a2a_app.streams")
 
 CHANNEL_PREFIX = "a2a:task:"
 
+JSON = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EventBatch:
+    """The events one write appended to a task's log, as its notification carried them:
+    a stream that has read up to ``first - 1`` takes them without reading the log."""
+
+    #: The sequence number of the first of them.
+    first: int
+    bodies: list[JSON]
+
+
+class Wake(asyncio.Event):
+    """One stream's wake-up: set when its task has news, with the event batches the
+    notifications carried (None for a wake-up that carried none)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[EventBatch | None] = []
+
+    def deliver(self, batch: EventBatch | None) -> None:
+        self.batches.append(batch)
+        self.set()
+
+    def clear(self) -> None:
+        """Forget what was delivered (a read of the log that follows covers it)."""
+        super().clear()
+        self.batches = []
+
+    def take(self, after: int) -> list[tuple[int, JSON]] | None:
+        """The carried events after sequence ``after``, in order, and clear; None when
+        a wake-up carried nothing or the batches leave a gap (then read the log)."""
+        batches, following = self.batches, after + 1
+        self.clear()
+        events: list[tuple[int, JSON]] = []
+        for batch in batches:
+            if batch is None:
+                return None
+            for sequence, body in enumerate(batch.bodies, batch.first):
+                if sequence < following:
+                    continue  # read already (a wake-up that came during a read)
+                if sequence > following:
+                    return None  # some events were not carried: the log has them
+                events.append((sequence, body))
+                following += 1
+        return events
+
 
 class Waiters:
-    """Asyncio events per task id, settable from any thread."""
+    """Wake-ups per task id, settable from any thread."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._events: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(
-            set
-        )
+        self._events: dict[str, set[tuple[asyncio.AbstractEventLoop, Wake]]] = defaultdict(set)
 
-    def add(self, task_id: str) -> asyncio.Event:
-        event = asyncio.Event()
+    def add(self, task_id: str) -> Wake:
+        event = Wake()
         with self._lock:
             self._events[task_id].add((asyncio.get_running_loop(), event))
         return event
@@ -67,12 +114,12 @@ class Waiters:
         with self._lock:
             return list(self._events)
 
-    def wake(self, task_id: str) -> None:
+    def wake(self, task_id: str, batch: EventBatch | None = None) -> None:
         with self._lock:
             entries = list(self._events.get(task_id, ()))
         for loop, event in entries:
             with contextlib.suppress(RuntimeError):  # that loop is closed
-                loop.call_soon_threadsafe(event.set)
+                loop.call_soon_threadsafe(event.deliver, batch)
 
 
 waiters = Waiters()

@@ -148,8 +148,9 @@ def _json_default(value: Any) -> Any:
 _ENCODER = json.JSONEncoder(default=_json_default, separators=(",", ":"))
 
 
-def _dumps(rows: list[dict[str, Any]]) -> str:
-    return _ENCODER.encode(rows)
+def encode_json(value: Any) -> str:
+    """``value`` as the statements write JSON (compact, ASCII, dates in ISO 8601)."""
+    return _ENCODER.encode(value)
 
 
 @cache
@@ -219,7 +220,7 @@ def _insert_instance(obj: models.Model) -> tuple[str, list[Any]]:
         if type(value) is datetime.datetime:
             value = value.isoformat()  # as _json_default would, without the call back
         row[column] = value
-    return sql, [_dumps([row])]
+    return sql, [encode_json([row])]
 
 
 def _insert_rows(
@@ -230,7 +231,7 @@ def _insert_rows(
         {f.column: row[f.attname] if f.attname in row else f.get_default() for f in fields}
         for row in rows
     ]
-    return sql, [_dumps(values)]
+    return sql, [encode_json(values)]
 
 
 def _update(obj: models.Model, field_names: Sequence[str]) -> tuple[str, list[Any]]:
@@ -244,4 +245,4 @@ def _update(obj: models.Model, field_names: Sequence[str]) -> tuple[str, list[An
         f"WHERE {table}.{_quote(meta.pk.column)} = %s"
     )
     row = {f.column: f.get_prep_value(f.pre_save(obj, False)) for f in fields}
-    return sql, [_dumps([row]), str(obj.pk)]
+    return sql, [encode_json([row]), str(obj.pk)]

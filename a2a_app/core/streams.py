@@ -3,9 +3,12 @@
 A stream is a Task snapshot followed by the task's events from its log (``TaskEvent``),
 in order, from wherever the task runs: this request's thread (inline skills), a Celery
 worker, or site code in another process. :mod:`a2a_app.notify` wakes the stream; the log
-is the truth. A SendStreamingMessage stream closes after a terminal state or after
-input-required or auth-required: its sender must answer, and our skills never resume on
-their own from those. A SubscribeToTask stream closes only after a terminal state: whoever
+is the truth. With LISTEN/NOTIFY the wake-up carries the events it is about, and a stream
+that has everything before them sends them without reading the log.
+
+A SendStreamingMessage stream closes after a terminal state or after input-required or
+auth-required: its sender must answer, and our skills never resume on their own from
+those. A SubscribeToTask stream closes only after a terminal state: whoever
 subscribed watches the task through the turns that others answer. A client that goes away
 only stops reading: the task goes on.
 
@@ -474,9 +477,12 @@ async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
     await (await aget_notifier()).listen()
     reader = log_reader()
     try:
+        news = None  # read the log first: events committed before the wake-up was set
         while True:
-            wake.clear()
-            for sequence, body in await reader.read(task_id, after):
+            if news is None:
+                wake.clear()  # what the read covers; a wake-up during it is kept
+                news = await reader.read(task_id, after)
+            for sequence, body in news:
                 after = sequence
                 last = ends_stream(body, at_interrupted=not start.until_terminal)
                 yield body, last
@@ -486,6 +492,10 @@ async def events(start: StreamStart) -> AsyncIterator[tuple[JSON, bool]]:
                 await asyncio.wait_for(wake.wait(), a2a_settings.STREAM_KEEPALIVE_SECONDS)
             except TimeoutError:
                 yield {}, False  # keep-alive
+                news = None  # a lost wake-up costs a keep-alive's wait, not an event
+                continue
+            # The events the notifications carried, or None: read them from the log.
+            news = wake.take(after)
     finally:
         waiters.remove(task_id, wake)
         release_read_connection()

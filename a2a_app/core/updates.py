@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 from django.utils import timezone
 
-from a2a_app.core import rows, store
+from a2a_app.core import notify_pg, rows, store
 from a2a_app.core.dispatch import get_dispatcher
 from a2a_app.core.notify import get_notifier
 from a2a_app.exceptions import TaskClosed, TaskNotFound
@@ -223,7 +223,11 @@ class TaskUpdate:
             tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
             # Nobody can watch a task before its first write commits: no NOTIFY then (it
             # cost PostgreSQL ~0.2 ms of CPU per SendMessage).
-            notify=_notify(str(task.pk)) if events and not self.is_new else None,
+            notify=(
+                _notify(str(task.pk), first_event + 1, [e["body"] for e in events])
+                if events and not self.is_new
+                else None
+            ),
         )
         for body in changed_artifacts:
             TaskArtifact.objects.filter(task=task, artifact_id=body["artifactId"]).update(
@@ -328,10 +332,11 @@ def _extended(history: list[JSON] | None, count: int, new: list[JSON]) -> list[J
     return extended if len(_COMPACT.encode(extended)) <= SHORT_HISTORY_BYTES else None
 
 
-def _notify(task_id: str) -> tuple[str, str] | None:
-    """The NOTIFY that goes with a write of events, if the notifier listens for one."""
+def _notify(task_id: str, first: int, bodies: list[JSON]) -> tuple[str, str] | None:
+    """The NOTIFY that goes with a write of events (carrying them), if the notifier
+    listens for one."""
     channel = get_notifier().channel
-    return (channel, task_id) if channel else None
+    return (channel, notify_pg.payload(task_id, first, bodies)) if channel else None
 
 
 def agent_parts(text: str = "", data: Any = None) -> list[Part]:
