@@ -87,10 +87,10 @@ class RecordingDispatcher:
     def schedule_deliveries(self, config_ids: Iterable[int], countdown: float = 0) -> None:
         self.deliveries.append((list(config_ids), countdown))
 
-    def publish(self, task_id: str) -> None:
+    def publish(self, task_id: str, note: str | None = None) -> None:
         self.published.append(task_id)
         if self.wake_streams:
-            notify.publish(task_id)
+            notify.publish(task_id, note)
 
     def run_queued(self) -> list[str]:
         """Run the recorded runs here, as a worker would; returns what each did."""

@@ -16,7 +16,7 @@ import pytest
 from django.db import connection, transaction
 from django.utils import timezone
 
-from a2a_app.core import notify, notify_pg, rows
+from a2a_app.core import notify, rows
 from a2a_app.core.notify import DatabaseNotifier, RedisNotifier, waiters
 from a2a_app.core.notify_pg import APPLICATION_NAME
 from a2a_app.core.updates import TaskUpdate
@@ -108,7 +108,7 @@ def test_a_committed_write_of_events_notifies_at_commit_with_its_events(
         update3.set_status(TaskState.COMPLETED)
         update3.save()
         assert listener.received(0.2) == []  # not before the commit
-    received = [notify_pg.parse_payload(payload) for payload in listener.received()]
+    received = [notify.parse_notification(payload) for payload in listener.received()]
     task_id = str(update.task.pk)
     log = list(TaskEvent.objects.filter(task=update.task).order_by("sequence").values_list("body"))
     # One notification per write, in order, each carrying the events that write logged,
@@ -121,17 +121,17 @@ def test_a_committed_write_of_events_notifies_at_commit_with_its_events(
 
 
 def test_events_too_large_for_a_payload_travel_as_the_task_id() -> None:
-    small = notify_pg.payload("t-1", 4, [{"statusUpdate": {"taskId": "t-1"}}])
-    assert notify_pg.parse_payload(small) == (
+    small = notify.notification("t-1", 4, [{"statusUpdate": {"taskId": "t-1"}}])
+    assert notify.parse_notification(small) == (
         "t-1",
         notify.EventBatch(4, [{"statusUpdate": {"taskId": "t-1"}}]),
     )
-    large = notify_pg.payload("t-1", 4, [{"text": "é" * 1400}])  # 8,400 bytes escaped
+    large = notify.notification("t-1", 4, [{"text": "é" * 1400}])  # 8,400 bytes escaped
     assert large == "t-1"
-    assert notify_pg.parse_payload(large) == ("t-1", None)
-    fits = notify_pg.payload("t-1", 4, [{"text": "x" * 7970}])
-    assert len(fits.encode()) <= notify_pg.MAX_PAYLOAD_BYTES < 8000
-    assert notify_pg.parse_payload("[garbled") == ("", None)
+    assert notify.parse_notification(large) == ("t-1", None)
+    fits = notify.notification("t-1", 4, [{"text": "x" * 7970}])
+    assert len(fits.encode()) <= notify.MAX_NOTIFICATION_BYTES < 8000
+    assert notify.parse_notification("[garbled") == ("", None)
 
 
 @on_postgresql
@@ -162,7 +162,7 @@ def test_a_new_tasks_first_write_notifies_nobody(settings, fresh_notifier, liste
     later = TaskUpdate(Task.objects.get(pk=update.task.pk))
     later.set_status(TaskState.COMPLETED)
     later.save()
-    assert [notify_pg.parse_payload(p)[0] for p in listener.received()] == [str(update.task.pk)]
+    assert [notify.parse_notification(p)[0] for p in listener.received()] == [str(update.task.pk)]
 
 
 @on_postgresql

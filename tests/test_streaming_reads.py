@@ -20,8 +20,11 @@ from django.test.utils import CaptureQueriesContext
 
 from a2a_app import api
 from a2a_app.asgi import ASGIHandler
+from a2a_app.caller import ANONYMOUS
 from a2a_app.core import notify, notify_pg, streams
+from a2a_app.protocol.params import TaskIdRequest
 from tests.conftest import user_message
+from tests.test_notify_pg import wait_until
 from tests.test_streaming import COMPLETED, log_bodies, open_stream, run, summary
 
 pytestmark = [
@@ -382,30 +385,91 @@ def test_a_stream_sends_the_events_its_notification_carried_without_a_read(
     """With LISTEN/NOTIFY the notification carries the events: a stream that has read
     everything before them sends them on, with no query (under a burst of opening
     streams, that read was up to ~35 ms of an event's way)."""
-    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
-    notify.reset()
+    listening_notifier(settings)
     (task_id,) = working_tasks(1)
     before = len(log_bodies(task_id))
     rest = _stream_to_its_end(task_id, later, "done")
     assert summary(rest) == [("artifact", "done"), ("status", COMPLETED)]
     # What a read of the log returns, exactly.
     assert rest == log_bodies(task_id, after=before)
-    assert [call.tasks for call in fetch.calls] == [{task_id}]  # the stream's first read only
+    # Not even a first read: the wake-up was reserved before the snapshot committed.
+    assert fetch.calls == []
+    assert not notify.waiters.watched()
+
+
+def listening_notifier(settings) -> notify_pg.PostgresNotifier:
+    """The PostgreSQL notifier, listening (as after an ASGI server's start-up)."""
+    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
+    notify.reset()
+    notifier = notify.get_notifier()
+    assert isinstance(notifier, notify_pg.PostgresNotifier)
+    notifier._start()
+    assert notifier.listening.wait(5)
+    return notifier
+
+
+@on_postgresql
+def test_events_written_before_the_stream_runs_reach_its_reserved_wake_up(
+    settings, working_tasks, fetch
+):
+    """Between the snapshot's commit and the stream's first step (the response on its
+    way), the task goes on: its events are kept for the wake-up, and sent in order."""
+    listening_notifier(settings)
+    (task_id,) = working_tasks(1)
+    start = streams.start_subscription(TaskIdRequest(id=task_id), ANONYMOUS)
+    assert start.wake is not None and task_id in notify.waiters.watched()
+    api.complete(task_id, "done")  # commits; the listener hands its events to the wake-up
+    assert wait_until(lambda: len(start.wake.early) == 1)
+
+    async def scenario():
+        return [item async for item, _ in streams.events(start)]
+
+    items = run(scenario())
+    start.close()
+    assert summary(items[1:]) == [("artifact", "done"), ("status", COMPLETED)]
+    assert items[1:] == log_bodies(task_id, after=start.after)
+    assert fetch.calls == []
+    assert not notify.waiters.watched()
+
+
+@on_postgresql
+def test_a_reserved_wake_up_goes_when_its_transaction_fails(settings):
+    listening_notifier(settings)
+    with pytest.raises(RuntimeError), streams._snapshot_transaction() as reserve_wake:
+        start = reserve_wake(streams.StreamStart(task_id="t-failed"))
+        assert "t-failed" in notify.waiters.watched()
+        raise RuntimeError("the snapshot's transaction fails")
+    assert start.wake is not None
+    assert "t-failed" not in notify.waiters.watched()
+
+
+def test_without_carried_events_a_stream_reserves_nothing_and_reads_first(
+    working_tasks, fetch, later, monkeypatch
+):
+    """Polling (SQLite, or PostgreSQL while its listener is down): wake-ups carry no
+    events, so the stream reads its log at its start and at each wake-up, as before."""
+    monkeypatch.setattr(notify, "_notifier", notify.DatabaseNotifier())
+    (task_id,) = working_tasks(1)
+    before = len(log_bodies(task_id))
+    rest = _stream_to_its_end(task_id, later, "done")
+    assert rest == log_bodies(task_id, after=before)
+    assert len(fetch.calls) >= 2 and {frozenset(c.tasks) for c in fetch.calls} == {
+        frozenset({task_id})
+    }
 
 
 @on_postgresql
 def test_events_too_large_to_be_carried_are_read_from_the_log(
     settings, working_tasks, fetch, later
 ):
-    settings.A2A_APP = {**settings.A2A_APP, "NOTIFIER_REDIS_URL": None}
-    notify.reset()
+    listening_notifier(settings)
     (task_id,) = working_tasks(1)
     before = len(log_bodies(task_id))
     text = "Menü " * 2_000  # past PostgreSQL's 8,000 bytes: the payload is the task id
     rest = _stream_to_its_end(task_id, later, text)
     assert summary(rest) == [("artifact", text), ("status", COMPLETED)]
     assert rest == log_bodies(task_id, after=before)
-    assert [call.tasks for call in fetch.calls] == [{task_id}, {task_id}]
+    assert [call.tasks for call in fetch.calls] == [{task_id}]  # for the bare task id
 
 
 def test_a_wake_up_gives_the_carried_events_only_when_they_follow_what_was_read():

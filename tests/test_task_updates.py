@@ -21,7 +21,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from a2a_app.caller import Caller
-from a2a_app.core import rows, store, updates
+from a2a_app.core import notify, rows, store, updates
 from a2a_app.core.updates import TaskUpdate, agent_parts
 from a2a_app.models import Delivery, PushConfig, Task, TaskArtifact, TaskEvent, TaskMessage
 from a2a_app.protocol.errors import TaskNotFoundError
@@ -39,9 +39,12 @@ class Recorder:
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, Any]] = []
+        #: What each publish was told of the events.
+        self.notes: list[str | None] = []
 
-    def publish(self, task_id: str) -> None:
+    def publish(self, task_id: str, note: str | None = None) -> None:
         self.calls.append(("publish", task_id))
+        self.notes.append(note)
 
     def schedule_deliveries(self, config_ids: Any, countdown: float = 0) -> None:
         self.calls.append(("deliver", list(config_ids)))
@@ -565,16 +568,34 @@ def test_the_event_write_carries_the_notifiers_wake_up(change, monkeypatch, disp
 
     class Listening:
         channel = "a2a_events"
+        carries = True
 
     monkeypatch.setattr(updates, "get_notifier", lambda: Listening())
+    first_event = task.event_count + 1
     with change(task) as update:
         update.set_status(TaskState.WORKING)
     with change(task) as update:
         update.add_message(user_says("no event"))
-    assert [w["notify"] for w in writes] == [("a2a_events", str(task.pk)), None]
+    [(channel, note), no_notify] = [w["notify"] for w in writes]
+    assert (channel, no_notify) == ("a2a_events", None)
     assert writes[0]["is_new"] is False
-    Listening.channel = ""  # a notifier that listens for none (polling, Redis)
-    assert updates._notify(str(task.pk)) is None
+    # The wake-up carries the event, as the log holds it; the dispatcher gets it too.
+    logged = TaskEvent.objects.get(task=task, sequence=first_event).body
+    assert notify.parse_notification(note) == (
+        str(task.pk),
+        notify.EventBatch(first_event, [logged]),
+    )
+    assert dispatcher.calls[0] == ("publish", str(task.pk))
+    assert dispatcher.notes[0] == note
+
+    writes.clear()
+    Listening.channel = ""  # a notifier with no NOTIFY (Redis): the dispatcher has the note
+    with change(task) as update:
+        update.set_status(TaskState.COMPLETED)
+    assert writes[0]["notify"] is None
+    assert notify.parse_notification(dispatcher.notes[-1])[1].first == first_event + 1
+    Listening.carries = False  # polling: nothing carried, nothing encoded
+    assert updates.TaskUpdate(task)._note is None
 
 
 def test_a_new_write_sends_no_notify(monkeypatch, django_capture_on_commit_callbacks):

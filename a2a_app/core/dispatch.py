@@ -63,7 +63,10 @@ class Dispatcher(Protocol):
 
     def schedule_deliveries(self, config_ids: Iterable[int], countdown: float = 0) -> None: ...
 
-    def publish(self, task_id: str) -> None: ...
+    def publish(self, task_id: str, note: str | None = None) -> None:
+        """After a commit that recorded events of the task: wake its streams.
+        ``note`` is :func:`a2a_app.core.notify.notification`'s text (the events), or None."""
+        ...
 
 
 class CeleryDispatcher:
@@ -173,8 +176,8 @@ class CeleryDispatcher:
                 if not countdown:
                     queued_runs.started(DELIVER_WEBHOOKS)  # none is queued: let the next send
 
-    def publish(self, task_id: str) -> None:
-        notify.publish(task_id)
+    def publish(self, task_id: str, note: str | None = None) -> None:
+        notify.publish(task_id, note)
 
 
 class BrokerUnavailable(Exception):

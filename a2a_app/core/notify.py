@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
 from collections import defaultdict
@@ -54,13 +55,51 @@ class EventBatch:
     bodies: list[JSON]
 
 
+#: The largest notification that carries its events: PostgreSQL refuses a NOTIFY payload
+#: of 8000 bytes or more (Redis has no such limit; the same one keeps its messages small).
+MAX_NOTIFICATION_BYTES = 7999
+
+
+def notification(task_id: str, first: int, bodies: list[JSON]) -> str:
+    """What a write that appended ``bodies`` to the task's log from sequence ``first``
+    notifies: ``["<task id>", first, [body, ...]]``, or the bare task id when that would
+    not fit. The bodies are encoded as the write encodes them
+    (:func:`a2a_app.core.rows.encode_json`), so a stream sends what a read of the log
+    would return."""
+    from a2a_app.core.rows import encode_json
+
+    text = encode_json([task_id, first, bodies])
+    # ASCII (non-ASCII characters are escaped): its length is its size in bytes.
+    return text if len(text) <= MAX_NOTIFICATION_BYTES else task_id
+
+
+def parse_notification(text: str) -> tuple[str, EventBatch | None]:
+    """The task id a notification is about, and the events it carried (if any)."""
+    if not text.startswith("["):
+        return text, None
+    try:
+        task_id, first, bodies = json.loads(text)
+        return str(task_id), EventBatch(int(first), list(bodies))
+    except (ValueError, TypeError):  # not ours, or garbled: nobody to wake
+        logger.warning("ignored a notification that is not a task's: %.80s", text)
+        return "", None
+
+
 class Wake(asyncio.Event):
     """One stream's wake-up: set when its task has news, with the event batches the
-    notifications carried (None for a wake-up that carried none)."""
+    notifications carried (None for a wake-up that carried none).
 
-    def __init__(self) -> None:
+    A wake-up can be reserved before its stream runs (:meth:`Waiters.reserve`, by the
+    request that takes the stream's snapshot, before it commits); until the stream
+    attaches it to its event loop, what is delivered is kept (``early``)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         super().__init__()
+        #: The event loop of its stream; None while reserved.
+        self.loop = loop
         self.batches: list[EventBatch | None] = []
+        #: Delivered while reserved (under the waiters' lock).
+        self.early: list[EventBatch | None] = []
 
     def deliver(self, batch: EventBatch | None) -> None:
         self.batches.append(batch)
@@ -95,31 +134,53 @@ class Waiters:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._events: dict[str, set[tuple[asyncio.AbstractEventLoop, Wake]]] = defaultdict(set)
+        self._wakes: dict[str, set[Wake]] = defaultdict(set)
 
     def add(self, task_id: str) -> Wake:
-        event = Wake()
+        """A wake-up for a stream on the running event loop."""
+        wake = Wake(asyncio.get_running_loop())
         with self._lock:
-            self._events[task_id].add((asyncio.get_running_loop(), event))
-        return event
+            self._wakes[task_id].add(wake)
+        return wake
 
-    def remove(self, task_id: str, event: asyncio.Event) -> None:
+    def reserve(self, task_id: str) -> Wake:
+        """A wake-up for a stream that has not started yet (any thread); see attach."""
+        wake = Wake()
         with self._lock:
-            entries = self._events.get(task_id, set())
-            entries.discard(next((e for e in entries if e[1] is event), None))
-            if not entries:
-                self._events.pop(task_id, None)
+            self._wakes[task_id].add(wake)
+        return wake
+
+    def attach(self, wake: Wake) -> Wake:
+        """Hand a reserved wake-up to the running event loop, with what it was given
+        meanwhile (wake-ups after this come through the loop, behind these)."""
+        with self._lock:
+            wake.loop = asyncio.get_running_loop()
+            early, wake.early = wake.early, []
+        for batch in early:
+            wake.deliver(batch)
+        return wake
+
+    def remove(self, task_id: str, wake: asyncio.Event) -> None:
+        with self._lock:
+            wakes = self._wakes.get(task_id, set())
+            wakes.discard(wake)  # type: ignore[arg-type]
+            if not wakes:
+                self._wakes.pop(task_id, None)
 
     def watched(self) -> list[str]:
         with self._lock:
-            return list(self._events)
+            return list(self._wakes)
 
     def wake(self, task_id: str, batch: EventBatch | None = None) -> None:
         with self._lock:
-            entries = list(self._events.get(task_id, ()))
-        for loop, event in entries:
-            with contextlib.suppress(RuntimeError):  # that loop is closed
-                loop.call_soon_threadsafe(event.deliver, batch)
+            wakes = list(self._wakes.get(task_id, ()))
+            for wake in wakes:
+                if wake.loop is None:
+                    wake.early.append(batch)
+        for wake in wakes:
+            if wake.loop is not None:
+                with contextlib.suppress(RuntimeError):  # that loop is closed
+                    wake.loop.call_soon_threadsafe(wake.deliver, batch)
 
 
 waiters = Waiters()
@@ -128,6 +189,11 @@ waiters = Waiters()
 class DatabaseNotifier:
     #: Writers NOTIFY on no channel (see PostgresNotifier).
     channel: str | None = None
+    #: Do its wake-ups carry the events (:func:`notification`)?
+    carries = False
+    #: ... and will they, for whatever commits from now on (a stream's wake-up reserved
+    #: now needs no first read of the log)?
+    carries_events = False
 
     def __init__(self, only_while: Callable[[], bool] | None = None) -> None:
         #: Poll only while this says so (the Redis notifier's fallback: while Redis is out).
@@ -135,7 +201,7 @@ class DatabaseNotifier:
         self._pollers: dict[asyncio.AbstractEventLoop, asyncio.Task] = {}
         self._counts: dict[str, int] = {}
 
-    def publish(self, task_id: str) -> None:
+    def publish(self, task_id: str, note: str | None = None) -> None:
         waiters.wake(task_id)
 
     async def listen(self) -> None:
@@ -195,9 +261,13 @@ def redis_options(for_asyncio: bool = False) -> dict[str, Any]:
 
 
 class RedisNotifier:
-    """Redis pub/sub; while Redis is out (the breaker open), streams poll the database."""
+    """Redis pub/sub; while Redis is out (the breaker open), streams poll the database.
+
+    A message carries the events of the write (:func:`notification`), as LISTEN/NOTIFY's
+    payload does."""
 
     channel: str | None = None
+    carries = True
     #: A subscription idle this long pings Redis: a hung server sends no error.
     HEALTH_CHECK_SECONDS = 5.0
 
@@ -210,12 +280,21 @@ class RedisNotifier:
         self._fallback = DatabaseNotifier(only_while=lambda: self.breaker.is_open)
         self._listeners: dict[asyncio.AbstractEventLoop, tuple[asyncio.Task, asyncio.Event]] = {}
 
-    def publish(self, task_id: str) -> None:
-        waiters.wake(task_id)
+    @property
+    def carries_events(self) -> bool:
+        """Subscribed (on some event loop of this process) and Redis not skipped: every
+        publish from now on reaches this process's wake-ups, with its events."""
+        return not self.breaker.is_open and any(
+            subscribed.is_set() and not listening.done()
+            for listening, subscribed in list(self._listeners.values())
+        )
+
+    def publish(self, task_id: str, note: str | None = None) -> None:
+        waiters.wake(*parse_notification(note) if note else (task_id, None))
         if self.breaker.is_open:
             return
         try:
-            self._client.publish(CHANNEL_PREFIX + task_id, b"1")
+            self._client.publish(CHANNEL_PREFIX + task_id, note or task_id)
         except Exception:
             # Streams elsewhere fall back to polling the database; never fail a write.
             logger.warning("could not publish the event of task %s to Redis", task_id)
@@ -268,10 +347,14 @@ class RedisNotifier:
                     if message is None:
                         await client.ping()  # raises on a hung Redis (socket timeout)
                     elif message.get("type") == "pmessage":
-                        channel = message["channel"]
-                        if isinstance(channel, bytes):
-                            channel = channel.decode()
-                        waiters.wake(channel.removeprefix(CHANNEL_PREFIX))
+                        channel, data = (
+                            v.decode() if isinstance(v, bytes) else str(v)
+                            for v in (message["channel"], message["data"])
+                        )
+                        # The channel names the task (an earlier version's message
+                        # carries no events: "1").
+                        batch = parse_notification(data)[1] if data.startswith("[") else None
+                        waiters.wake(channel.removeprefix(CHANNEL_PREFIX), batch)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -347,6 +430,7 @@ def reset() -> None:
         stop()
 
 
-def publish(task_id: str) -> None:
-    """Called after a transaction that recorded events for ``task_id`` commits."""
-    get_notifier().publish(task_id)
+def publish(task_id: str, note: str | None = None) -> None:
+    """Called after a transaction that recorded events for ``task_id`` commits; ``note``
+    is that write's :func:`notification`, if the notifier carries events."""
+    get_notifier().publish(task_id, note)

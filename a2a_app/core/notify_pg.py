@@ -4,11 +4,12 @@ Writers send ``NOTIFY a2a_task`` inside the transaction that records the task's 
 (:func:`a2a_app.core.rows.write` puts the ``pg_notify`` in the write's own statement), so
 PostgreSQL delivers it at commit, and never for a write that was rolled back; a new
 task's first write sends none (nobody can watch a task before it exists). The payload
-carries the events themselves (:func:`payload`): a stream that has read everything
-before them sends them on without reading the log, which saves a query per event and
-its wait on a busy process (up to ~35 ms of an event written while 48 streams opened).
-Events too large for a payload (PostgreSQL's limit is 8000 bytes) travel as the bare task
-id, and the stream reads its log; so does a stream that sees a gap: the log is the truth.
+carries the events themselves (:func:`a2a_app.core.notify.notification`): a stream that
+has read everything before them sends them on without reading the log, which saves a
+query per event and its wait on a busy process (up to ~35 ms of an event written while
+48 streams opened). Events too large for a payload (PostgreSQL's limit is 8000 bytes)
+travel as the bare task id, and the stream reads its log; so does a stream that sees a
+gap: the log is the truth.
 
 Each web process holds ONE listening connection, whatever the number of its streams: a
 daemon thread opened on first use (:mod:`a2a_app.asgi`'s start-up), with a psycopg
@@ -32,7 +33,6 @@ mode LISTEN does not work; point the site at PostgreSQL directly or use Redis.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import threading
@@ -40,16 +40,12 @@ from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from a2a_app.core import rows
-from a2a_app.core.notify import DatabaseNotifier, EventBatch, waiters
+from a2a_app.core.notify import DatabaseNotifier, parse_notification, waiters
 
 logger = logging.getLogger("a2a_app.streams")
 
-#: The NOTIFY channel; the payload is a task id.
+#: The NOTIFY channel; the payload is :func:`a2a_app.core.notify.notification`'s.
 CHANNEL = "a2a_task"
-
-#: The largest payload sent with its events; PostgreSQL refuses 8000 bytes or more.
-MAX_PAYLOAD_BYTES = 7999
 
 #: The listening connection's name in ``pg_stat_activity`` (one per web process).
 APPLICATION_NAME = "a2a_app notifier"
@@ -64,6 +60,8 @@ class PostgresNotifier:
 
     #: The channel writers NOTIFY in the transaction that records events.
     channel = CHANNEL
+    #: Notifications carry the events (:func:`a2a_app.core.notify.notification`).
+    carries = True
     #: A listening connection idle this long is checked with a query (a dead one raises).
     HEALTH_CHECK_SECONDS = 5.0
     #: How long one wait for notifications lasts: a stopped notifier ends within it.
@@ -90,7 +88,13 @@ class PostgresNotifier:
         #: Per event loop, the wait for the listener that its opening streams share.
         self._waiting: dict[asyncio.AbstractEventLoop, asyncio.Future] = {}
 
-    def publish(self, task_id: str) -> None:
+    @property
+    def carries_events(self) -> bool:
+        """Do notifications carry the events of the writes that commit from now on? (While
+        it listens; should it stop, its return wakes every stream with nothing carried.)"""
+        return self.listening.is_set()
+
+    def publish(self, task_id: str, note: str | None = None) -> None:
         # The NOTIFY went out with the commit, with the events: while this process
         # listens, it wakes this process's streams too, and they need not read the log.
         if not self.listening.is_set():
@@ -164,7 +168,7 @@ class PostgresNotifier:
             while not self._stopping.is_set():
                 woken = False
                 for notify in conn.notifies(timeout=self.WAIT_SECONDS):
-                    waiters.wake(*parse_payload(notify.payload))
+                    waiters.wake(*parse_notification(notify.payload))
                     woken = True
                 idle = 0.0 if woken else idle + self.WAIT_SECONDS
                 if idle >= self.HEALTH_CHECK_SECONDS:
@@ -173,28 +177,6 @@ class PostgresNotifier:
         finally:
             self.listening.clear()
             conn.close()
-
-
-def payload(task_id: str, first: int, bodies: list[dict[str, Any]]) -> str:
-    """The NOTIFY payload of a write that appended ``bodies`` to the task's log from
-    sequence ``first``: ``["<task id>", first, [body, ...]]``, or the bare task id when
-    that would not fit. The bodies are encoded as the write encodes them, so a stream
-    sends what a read of the log would have returned."""
-    text = rows.encode_json([task_id, first, bodies])
-    # ASCII (non-ASCII characters are escaped): its length is its size in bytes.
-    return text if len(text) <= MAX_PAYLOAD_BYTES else task_id
-
-
-def parse_payload(text: str) -> tuple[str, EventBatch | None]:
-    """The task id a notification is about, and the events it carried (if any)."""
-    if not text.startswith("["):
-        return text, None
-    try:
-        task_id, first, bodies = json.loads(text)
-        return str(task_id), EventBatch(int(first), list(bodies))
-    except (ValueError, TypeError):  # not ours, or garbled: nobody to wake
-        logger.warning("ignored a notification on %s that is not a task's: %.80s", CHANNEL, text)
-        return "", None
 
 
 def connection_params(alias: str = DEFAULT_DB_ALIAS) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 from django.utils import timezone
 
-from a2a_app.core import notify_pg, rows, store
+from a2a_app.core import notify, rows, store
 from a2a_app.core.dispatch import get_dispatcher
 from a2a_app.core.notify import get_notifier
 from a2a_app.exceptions import TaskClosed, TaskNotFound
@@ -102,6 +102,8 @@ class TaskUpdate:
         self._artifact_ops: list[tuple[str, JSON, bool]] = []
         self.artifacts: list[JSON] | None = None
         self.discarded = False
+        #: What streams are told of this update's events (see save).
+        self._note: str | None = None
 
     def discard(self) -> None:
         """Save nothing after all (in a :meth:`locked` block)."""
@@ -215,19 +217,23 @@ class TaskUpdate:
             {"task_id": task.pk, "sequence": first_event + i + 1, "kind": kind, "body": body}
             for i, (kind, body) in enumerate(self._events)
         ]
+        # What streams are told of these events (their wake-up carries them); nobody
+        # can watch a task before its first write commits: nothing then (a NOTIFY cost
+        # PostgreSQL ~0.2 ms of CPU per SendMessage).
+        notifier = get_notifier()
+        channel = notifier.channel
+        self._note = (
+            notify.notification(str(task.pk), first_event + 1, [e["body"] for e in events])
+            if events and not self.is_new and notifier.carries
+            else None
+        )
         # Events last: the deliveries below refer to them by their new primary keys.
         event_ids = rows.write(
             task,
             is_new=self.is_new,
             update_fields=update_fields,
             tables=[(TaskMessage, messages), (TaskArtifact, artifacts), (TaskEvent, events)],
-            # Nobody can watch a task before its first write commits: no NOTIFY then (it
-            # cost PostgreSQL ~0.2 ms of CPU per SendMessage).
-            notify=(
-                _notify(str(task.pk), first_event + 1, [e["body"] for e in events])
-                if events and not self.is_new
-                else None
-            ),
+            notify=(channel, self._note) if channel and self._note else None,
         )
         for body in changed_artifacts:
             TaskArtifact.objects.filter(task=task, artifact_id=body["artifactId"]).update(
@@ -304,7 +310,7 @@ class TaskUpdate:
             # code) took ~2 ms of a loaded worker before it (up to ~20 ms). A new task's
             # first write wakes nobody (as for its NOTIFY): its own stream subscribes
             # after it and reads the log; with Redis that is a round trip per task saved.
-            dispatcher.publish(str(task.pk))
+            dispatcher.publish(str(task.pk), self._note)
         if self.status_changed:
             task_status_changed.send(
                 sender=Task, task=task, previous_state=self.previous_state, state=task.task_state
@@ -330,13 +336,6 @@ def _extended(history: list[JSON] | None, count: int, new: list[JSON]) -> list[J
         return None
     extended = [*history, *new]
     return extended if len(_COMPACT.encode(extended)) <= SHORT_HISTORY_BYTES else None
-
-
-def _notify(task_id: str, first: int, bodies: list[JSON]) -> tuple[str, str] | None:
-    """The NOTIFY that goes with a write of events (carrying them), if the notifier
-    listens for one."""
-    channel = get_notifier().channel
-    return (channel, notify_pg.payload(task_id, first, bodies)) if channel else None
 
 
 def agent_parts(text: str = "", data: Any = None) -> list[Part]:
