@@ -79,5 +79,7 @@ def test_a_message_of_an_earlier_version_wakes_the_stream_to_read(redis_server):
             notify.waiters.remove(task_id, wake)
             for listening, _ in notifier._listeners.values():
                 listening.cancel()
+            await asyncio.sleep(0.05)
 
     assert run(scenario()) is None
+    assert not notifier.carries_events  # no subscription any more: streams read first

@@ -160,16 +160,20 @@ class Waiters:
             wake.deliver(batch)
         return wake
 
-    def remove(self, task_id: str, wake: asyncio.Event) -> None:
+    def remove(self, task_id: str, wake: Wake) -> None:
         with self._lock:
             wakes = self._wakes.get(task_id, set())
-            wakes.discard(wake)  # type: ignore[arg-type]
+            wakes.discard(wake)
             if not wakes:
                 self._wakes.pop(task_id, None)
 
     def watched(self) -> list[str]:
         with self._lock:
             return list(self._wakes)
+
+    def watching(self, task_id: str) -> bool:
+        with self._lock:
+            return task_id in self._wakes
 
     def wake(self, task_id: str, batch: EventBatch | None = None) -> None:
         with self._lock:
@@ -279,18 +283,18 @@ class RedisNotifier:
         self.breaker = Breaker(f"Redis at {url}")
         self._fallback = DatabaseNotifier(only_while=lambda: self.breaker.is_open)
         self._listeners: dict[asyncio.AbstractEventLoop, tuple[asyncio.Task, asyncio.Event]] = {}
+        #: The event loops whose subscription is in place now.
+        self._subscribed: set[asyncio.AbstractEventLoop] = set()
 
     @property
     def carries_events(self) -> bool:
-        """Subscribed (on some event loop of this process) and Redis not skipped: every
-        publish from now on reaches this process's wake-ups, with its events."""
-        return not self.breaker.is_open and any(
-            subscribed.is_set() and not listening.done()
-            for listening, subscribed in list(self._listeners.values())
-        )
+        """Subscribed and Redis not skipped: every publish from now on reaches this
+        process's wake-ups, with its events."""
+        return bool(self._subscribed) and not self.breaker.is_open
 
     def publish(self, task_id: str, note: str | None = None) -> None:
-        waiters.wake(*parse_notification(note) if note else (task_id, None))
+        if waiters.watching(task_id):  # a stream of this process (workers have none)
+            waiters.wake(*parse_notification(note) if note else (task_id, None))
         if self.breaker.is_open:
             return
         try:
@@ -334,10 +338,12 @@ class RedisNotifier:
 
         while True:
             client = aioredis.Redis.from_url(self.url, **redis_options(for_asyncio=True))
+            loop = asyncio.get_running_loop()
             try:
                 pubsub = client.pubsub()
                 await pubsub.psubscribe(CHANNEL_PREFIX + "*")
                 self.breaker.succeeded()
+                self._subscribed.add(loop)
                 subscribed.set()
                 # Streams may have missed something while we were not subscribed.
                 for task_id in waiters.watched():
@@ -363,6 +369,7 @@ class RedisNotifier:
                 subscribed.set()  # don't hold new streams
                 await asyncio.sleep(1)
             finally:
+                self._subscribed.discard(loop)
                 await client.aclose()
 
 
